@@ -1,0 +1,101 @@
+import { v7 as uuidv7 } from 'uuid';
+import { InvalidMessageError } from './errors.js';
+
+/** W3C trace context carried with a message. */
+export interface TraceContext {
+  readonly traceparent?: string;
+  readonly tracestate?: string;
+}
+
+/**
+ * The one message shape Surety moves. `id` is a UUIDv7 (time-ordered) and travels as the broker's
+ * native message id, so every consumer can deduplicate on it.
+ */
+export interface Envelope<P = unknown> {
+  readonly id: string;
+  /** What happened, e.g. `order.created` (the seeds' biz_type). */
+  readonly type: string;
+  /** The business key, e.g. an order id (the seeds' biz_id). (type, key) is unique in the outbox. */
+  readonly key: string;
+  /** Schema version of `payload` for this `type`. */
+  readonly version: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly payload: P;
+  readonly createdAt: Date;
+  readonly trace: TraceContext;
+}
+
+/** What a caller gives to `outbox.add`. */
+export interface MessageInput<P = unknown> {
+  type: string;
+  /** Business key; defaults to the message id (no deduplication then). */
+  key?: string;
+  payload: P;
+  version?: number;
+  headers?: Record<string, string>;
+  trace?: TraceContext;
+  /** Destination topic / routing key; defaults to `type`. */
+  topic?: string;
+  /** Key whose messages are published in commit order when the relay runs ordered; defaults to `key`. */
+  orderingKey?: string;
+  /** Supply an id (a UUID) instead of a generated UUIDv7. */
+  id?: string;
+}
+
+export const RESERVED_HEADER_PREFIX = 'surety-';
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._:\-/]{0,199}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_KEY = 200;
+
+export function newMessageId(): string {
+  return uuidv7();
+}
+
+export function isMessageId(value: unknown): value is string {
+  return typeof value === 'string' && UUID.test(value);
+}
+
+/** Validates input and builds a frozen envelope. Throws {@link InvalidMessageError} naming the field. */
+export function createEnvelope<P>(input: MessageInput<P>, now: Date = new Date()): Envelope<P> {
+  if (input === null || typeof input !== 'object') throw new InvalidMessageError('message', 'must be an object');
+  if (typeof input.type !== 'string' || !NAME.test(input.type)) {
+    throw new InvalidMessageError('type', 'must be 1-200 characters of letters, digits and . _ : - /');
+  }
+  const id = input.id ?? newMessageId();
+  if (!isMessageId(id)) throw new InvalidMessageError('id', 'must be a UUID');
+  const key = input.key ?? id;
+  if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY) {
+    throw new InvalidMessageError('key', `must be a non-empty string of at most ${MAX_KEY} characters`);
+  }
+  const version = input.version ?? 1;
+  if (!Number.isInteger(version) || version < 1) throw new InvalidMessageError('version', 'must be an integer >= 1');
+  const headers = { ...(input.headers ?? {}) };
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value !== 'string') throw new InvalidMessageError(`headers.${name}`, 'must be a string');
+    if (name.toLowerCase().startsWith(RESERVED_HEADER_PREFIX)) {
+      throw new InvalidMessageError(`headers.${name}`, `the prefix "${RESERVED_HEADER_PREFIX}" is reserved`);
+    }
+  }
+  if (input.payload === undefined) throw new InvalidMessageError('payload', 'is required (use null for none)');
+  // Round-trip now so that a payload JSON cannot represent fails at add time, not in the relay.
+  let payload: P;
+  try {
+    payload = JSON.parse(JSON.stringify(input.payload)) as P;
+  } catch (err) {
+    throw new InvalidMessageError('payload', `must be JSON-serialisable (${(err as Error).message})`);
+  }
+  const trace: TraceContext = {
+    ...(input.trace?.traceparent ? { traceparent: input.trace.traceparent } : {}),
+    ...(input.trace?.tracestate ? { tracestate: input.trace.tracestate } : {}),
+  };
+  return Object.freeze({
+    id,
+    type: input.type,
+    key,
+    version,
+    headers: Object.freeze(headers),
+    payload,
+    createdAt: now,
+    trace: Object.freeze(trace),
+  });
+}

@@ -1,0 +1,93 @@
+/** Stable error codes. Match on `code`, never on message text. */
+export type SuretyErrorCode =
+  | 'SURETY_INVALID_OPTION'
+  | 'SURETY_INVALID_MESSAGE'
+  | 'SURETY_POISON_MESSAGE'
+  | 'SURETY_PUBLISH_NACKED'
+  | 'SURETY_PUBLISH_UNROUTABLE'
+  | 'SURETY_PUBLISH_TIMEOUT'
+  | 'SURETY_CONNECTION_LOST'
+  | 'SURETY_TRANSPORT_CLOSED'
+  | 'SURETY_STORE_FAILED'
+  | 'SURETY_MIGRATION_FAILED'
+  | 'SURETY_DRIVER_MISSING';
+
+/** Base class of every error Surety throws: a stable `code` and the original `cause`. */
+export class SuretyError extends Error {
+  readonly code: SuretyErrorCode;
+
+  constructor(code: SuretyErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** An option or config value is invalid; `option` names it. */
+export class InvalidOptionError extends SuretyError {
+  constructor(
+    readonly option: string,
+    detail: string,
+  ) {
+    super('SURETY_INVALID_OPTION', `invalid option "${option}": ${detail}`);
+  }
+}
+
+/** A message given to `outbox.add` is malformed. */
+export class InvalidMessageError extends SuretyError {
+  constructor(
+    readonly field: string,
+    detail: string,
+  ) {
+    super('SURETY_INVALID_MESSAGE', `invalid message field "${field}": ${detail}`);
+  }
+}
+
+/** A message received from a broker cannot be decoded into an envelope. */
+export class PoisonMessageError extends SuretyError {
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super('SURETY_POISON_MESSAGE', `undecodable message: ${detail}`, options);
+  }
+}
+
+/** The broker did not positively confirm a publish. The message must not be counted as sent. */
+export class PublishError extends SuretyError {
+  constructor(
+    code: Extract<
+      SuretyErrorCode,
+      | 'SURETY_PUBLISH_NACKED'
+      | 'SURETY_PUBLISH_UNROUTABLE'
+      | 'SURETY_PUBLISH_TIMEOUT'
+      | 'SURETY_CONNECTION_LOST'
+      | 'SURETY_TRANSPORT_CLOSED'
+    >,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(code, message, options);
+  }
+}
+
+/** A database operation of a store failed. */
+export class StoreError extends SuretyError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('SURETY_STORE_FAILED', message, options);
+  }
+}
+
+/** An optional peer dependency (a driver) is not installed. */
+export class DriverMissingError extends SuretyError {
+  constructor(pkg: string, options?: { cause?: unknown }) {
+    super('SURETY_DRIVER_MISSING', `the optional dependency "${pkg}" is not installed: npm install ${pkg}`, options);
+  }
+}
+
+/** Short, log-safe description of any thrown value. */
+export function describeError(err: unknown): string {
+  if (err instanceof SuretyError) return `${err.code}: ${err.message}`;
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    return code === undefined ? err.message : `${String(code)}: ${err.message}`;
+  }
+  return String(err);
+}

@@ -1,0 +1,16 @@
+import type { z } from 'zod';
+import { InvalidOptionError } from './errors.js';
+
+/**
+ * Parses options once, at construction, into a frozen object. The first problem becomes an
+ * {@link InvalidOptionError} that names the option path and what is allowed.
+ */
+export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, prefix: string): Readonly<z.output<S>> {
+  const result = schema.safeParse(input ?? {});
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+    throw new InvalidOptionError(path || prefix, issue.message);
+  }
+  return Object.freeze(result.data) as Readonly<z.output<S>>;
+}

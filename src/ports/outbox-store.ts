@@ -1,0 +1,108 @@
+import type { SqlExecutor } from './sql-executor.js';
+
+export type OutboxStatus = 'pending' | 'sent' | 'dead';
+
+/** A row as the outbox stores it. Times are epoch milliseconds (UTC). */
+export interface OutboxRow {
+  readonly seq: number;
+  readonly messageId: string;
+  readonly type: string;
+  readonly key: string;
+  readonly topic: string;
+  readonly orderingKey: string;
+  readonly version: number;
+  readonly headers: Record<string, string>;
+  readonly payload: string;
+  readonly traceparent: string | null;
+  readonly tracestate: string | null;
+  readonly createdAt: number;
+  readonly status: OutboxStatus;
+  readonly attempts: number;
+  readonly nextAttemptAt: number;
+  readonly claimedBy: string | null;
+  readonly lastError: string | null;
+  readonly sentAt: number | null;
+}
+
+export type NewOutboxRow = Pick<
+  OutboxRow,
+  'messageId' | 'type' | 'key' | 'topic' | 'orderingKey' | 'version' | 'headers' | 'payload' | 'traceparent' | 'tracestate' | 'createdAt'
+>;
+
+export interface InsertResult {
+  /** False when a row with the same (type, key) already existed; nothing was written. */
+  readonly inserted: boolean;
+  /** The id of the row that holds this business event: the new one, or the existing one. */
+  readonly messageId: string;
+}
+
+export interface ClaimRequest {
+  readonly owner: string;
+  readonly limit: number;
+  readonly now: number;
+  /** Claimed rows are not due again until `now + leaseMs`; a crashed relay's claims expire then. */
+  readonly leaseMs: number;
+  /** Only claim the first unsent row of each ordering key. */
+  readonly ordered: boolean;
+}
+
+export interface FailureUpdate {
+  readonly seq: number;
+  readonly owner: string;
+  readonly attempts: number;
+  readonly nextAttemptAt: number;
+  readonly dead: boolean;
+  readonly error: string;
+}
+
+export interface OutboxStats {
+  readonly pending: number;
+  readonly sent: number;
+  readonly dead: number;
+  /** createdAt of the oldest pending row, or null. */
+  readonly oldestPendingAt: number | null;
+}
+
+/** Writing side: runs inside the caller's transaction. */
+export interface OutboxWriter {
+  insert(tx: SqlExecutor, row: NewOutboxRow, options: { ordered: boolean }): Promise<InsertResult>;
+  /** In-transaction signal that fires on commit (PostgreSQL NOTIFY); no-op where the database has none. */
+  notifyOnCommit(tx: SqlExecutor): Promise<void>;
+}
+
+/** Relay side: claims, settles and purges rows on the store's own connections. */
+export interface OutboxRelayStore {
+  claim(request: ClaimRequest): Promise<OutboxRow[]>;
+  /** Marks pending rows sent. Returns how many changed. */
+  markSent(seqs: readonly number[], now: number): Promise<number>;
+  /** Records a failed attempt, only while `owner` still holds the claim. */
+  recordFailure(update: FailureUpdate): Promise<boolean>;
+  /** Makes rows claimed by `owner` due again now (graceful shutdown). */
+  release(owner: string, seqs: readonly number[], now: number): Promise<number>;
+  /** Deletes at most `limit` sent rows with sentAt < `before`. Returns how many. */
+  purgeSent(before: number, limit: number): Promise<number>;
+  stats(): Promise<OutboxStats>;
+  /** Takes or renews a named lease (one purger at a time). True when `owner` holds it. */
+  acquireLease(name: string, owner: string, now: number, ttlMs: number): Promise<boolean>;
+  /** Subscribes to commit notifications (PostgreSQL LISTEN). Undefined where unsupported. */
+  listenForCommits?(onCommit: () => void, onError: (err: unknown) => void): Promise<() => Promise<void>>;
+}
+
+export interface OutboxAdmin {
+  get(messageId: string): Promise<OutboxRow | undefined>;
+}
+
+/** Schema ownership: idempotent, safe to run from several processes at once. */
+export interface Migrator {
+  migrate(): Promise<void>;
+}
+
+/** The outbox concern of a store. Later concerns (inbox, dead letters, admin) are separate ports. */
+export interface OutboxStore extends OutboxWriter, OutboxRelayStore, OutboxAdmin, Migrator {
+  readonly dialect: 'postgres' | 'mysql' | 'sqlite';
+  /** Fully qualified name of the outbox table, for operators and tests. */
+  readonly outboxTable: string;
+  /** Runs `work` in a transaction on the store's own connection; commits or rolls back and rethrows. */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,14 @@
+/** Result of one statement. `rowCount` is the number of rows changed (or returned, for SELECT). */
+export interface SqlResult<R = Record<string, unknown>> {
+  readonly rows: R[];
+  readonly rowCount: number;
+}
+
+/**
+ * The one way Surety's SQL joins the caller's transaction: "execute this SQL with these values".
+ * Placeholders are the dialect's own (`$1` for PostgreSQL, `?` for MySQL and SQLite).
+ * Adapters for raw driver transaction objects live in each store folder.
+ */
+export interface SqlExecutor {
+  query<R = Record<string, unknown>>(sql: string, values?: readonly unknown[]): Promise<SqlResult<R>>;
+}

@@ -1,0 +1,85 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { createBackoff, type Backoff } from '../core/backoff.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import { parseOptions } from '../core/options.js';
+import type { OutboxRow, OutboxRelayStore } from '../ports/outbox-store.js';
+import type { Publisher } from '../ports/transport.js';
+import type { Logger } from './logger.js';
+import type { Outbox } from './outbox.js';
+
+const ms = (min: number, max: number) => z.number().int().min(min).max(max);
+
+const schema = z.object({
+  relayId: z.string().min(1).max(64).optional(),
+  batchSize: ms(1, 10_000).default(500),
+  maxInFlight: ms(1, 100_000).default(2_000),
+  leaseMs: ms(100, 3_600_000).default(60_000),
+  pollIntervalMs: ms(1, 600_000).default(1_000),
+  maxAttempts: ms(1, 1_000).default(12),
+  ordered: z.boolean().default(false),
+  markSentBatchSize: ms(1, 10_000).default(1_000),
+  listen: z.boolean().default(true),
+  backoff: z
+    .object({
+      initialMs: z.number().positive().optional(),
+      factor: z.number().min(1).optional(),
+      maxMs: z.number().positive().optional(),
+      jitter: z.number().min(0).max(1).optional(),
+      schedule: z.array(z.number().min(0)).min(1).optional(),
+    })
+    .default({}),
+  retention: z
+    .union([
+      z.literal(false),
+      z.object({
+        sentMaxAgeMs: ms(0, 10 * 365 * 86_400_000).default(7 * 86_400_000),
+        intervalMs: ms(10, 86_400_000).default(60_000),
+        batchSize: ms(1, 100_000).default(1_000),
+      }),
+    ])
+    .default({ sentMaxAgeMs: 7 * 86_400_000, intervalMs: 60_000, batchSize: 1_000 }),
+  shutdownTimeoutMs: ms(0, 600_000).default(15_000),
+});
+
+export interface RelayOptions extends z.input<typeof schema> {
+  store: OutboxRelayStore;
+  publisher: Publisher;
+  /** In-process outbox whose `transaction()` / `committed()` wake this relay at once. */
+  outbox?: Outbox;
+  clock?: Clock;
+  logger?: Logger;
+  /** Called once when a row goes dead (after the last attempt). Errors it throws are logged. */
+  onDead?: (row: OutboxRow, error: unknown) => void | Promise<void>;
+  /** prom-client Registry to register metrics in; a private one (relay.registry) by default. */
+  registry?: import('prom-client').Registry;
+}
+
+export interface ResolvedRelayOptions extends Readonly<Omit<z.output<typeof schema>, 'relayId' | 'backoff'>> {
+  readonly relayId: string;
+  readonly backoff: Backoff;
+  readonly store: OutboxRelayStore;
+  readonly publisher: Publisher;
+  readonly outbox: Outbox | undefined;
+  readonly clock: Clock;
+  readonly onDead: RelayOptions['onDead'];
+}
+
+export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions {
+  const { store, publisher, outbox, clock, logger: _logger, onDead, registry: _registry, ...rest } = options;
+  if (!store) throw new TypeError('relay: "store" is required');
+  if (!publisher) throw new TypeError('relay: "publisher" is required');
+  const o = parseOptions(schema, rest, 'relay');
+  const backoff = createBackoff(o.backoff, 'relay.backoff');
+  return Object.freeze({
+    ...o,
+    relayId: o.relayId ?? `${hostname().slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    backoff,
+    store,
+    publisher,
+    outbox,
+    clock: clock ?? systemClock,
+    onDead,
+  });
+}

@@ -1,0 +1,62 @@
+import type { Clock } from '../core/clock.js';
+import { describeError } from '../core/errors.js';
+import type { OutboxRelayStore } from '../ports/outbox-store.js';
+import type { Logger } from './logger.js';
+
+export interface RetentionOptions {
+  readonly sentMaxAgeMs: number;
+  readonly intervalMs: number;
+  readonly batchSize: number;
+}
+
+/**
+ * Deletes sent rows older than `sentMaxAgeMs`, in bounded batches, by one relay at a time (a lease
+ * row decides which). Batches yield between each other so claims are never starved.
+ */
+export class RetentionJob {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly store: OutboxRelayStore,
+    private readonly owner: string,
+    private readonly clock: Clock,
+    private readonly options: RetentionOptions,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.runOnce()
+        .catch((err) => this.log.warn({ err: describeError(err) }, 'outbox retention failed; will retry'))
+        .then(() => {
+          this.running = undefined;
+        });
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One purge pass. Returns the number of rows deleted (0 when another relay holds the lease). */
+  async runOnce(): Promise<number> {
+    const { store, owner, clock, options } = this;
+    const ttl = Math.max(options.intervalMs * 2, 30_000);
+    if (!(await store.acquireLease('outbox-retention', owner, clock.now(), ttl))) return 0;
+    const before = clock.now() - options.sentMaxAgeMs;
+    let total = 0;
+    for (;;) {
+      const n = await store.purgeSent(before, options.batchSize);
+      total += n;
+      if (n < options.batchSize || this.stopped) break;
+      await new Promise((r) => setImmediate(r));
+    }
+    if (total > 0) this.log.info({ deleted: total }, 'purged sent outbox rows');
+    return total;
+  }
+}

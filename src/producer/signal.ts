@@ -1,0 +1,33 @@
+/**
+ * A level-triggered wake-up: `fire()` before `wait()` is not lost, and many fires coalesce into one.
+ */
+export class Signal {
+  private fired = false;
+  private waiter: (() => void) | undefined;
+
+  fire(): void {
+    this.fired = true;
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.();
+  }
+
+  /** Resolves on the next fire (or a pending one), or after `timeoutMs`. */
+  wait(timeoutMs: number): Promise<void> {
+    if (this.fired) {
+      this.fired = false;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        if (self.waiter === done) self.waiter = undefined;
+        self.fired = false;
+        resolve();
+      }
+      this.waiter = done;
+    });
+  }
+}

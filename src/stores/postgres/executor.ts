@@ -1,0 +1,44 @@
+import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
+
+/** The part of a pg `Client`, `PoolClient` or `Pool` Surety needs (declared here, not imported from pg). */
+export interface PgQueryable {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+}
+
+export interface PgPoolLike extends PgQueryable {
+  connect(): Promise<PgQueryable & { release(err?: Error | boolean): void }>;
+  end(): Promise<void>;
+}
+
+/**
+ * Wraps a pg client that has an open transaction.
+ * @example
+ * const client = await pool.connect();
+ * await client.query('BEGIN');
+ * await outbox.add(pgExecutor(client), { type: 'order.created', key: order.id, payload: order });
+ * await client.query('COMMIT');
+ */
+export function pgExecutor(client: PgQueryable): SqlExecutor {
+  return {
+    async query<R>(sql: string, values?: readonly unknown[]): Promise<SqlResult<R>> {
+      const res = await client.query(sql, values as unknown[] | undefined);
+      return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+    },
+  };
+}
+
+/** Runs `work` in a transaction on a connection from `pool`; commits, or rolls back and rethrows. */
+export async function pgTransaction<T>(pool: PgPoolLike, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(pgExecutor(client));
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,66 @@
+import { OUTBOX_COLUMNS } from '../shared/outbox-row.js';
+import type { TableNames } from '../shared/naming.js';
+
+/** PostgreSQL statements of the outbox, one named function each. */
+
+// Inserts and, in the same statement, queues a NOTIFY that PostgreSQL delivers only on commit.
+export const insertOutbox = (t: TableNames) => `WITH ins AS (
+  INSERT INTO ${t.outbox} (message_id, type, msg_key, topic, ordering_key, key_seq, version, headers, payload,
+    traceparent, tracestate, created_at, next_attempt_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
+  ON CONFLICT (type, msg_key) DO NOTHING
+  RETURNING message_id)
+SELECT message_id, pg_notify($13, '') FROM ins`;
+
+export const selectMessageIdByTypeKey = (t: TableNames) =>
+  `SELECT message_id FROM ${t.outbox} WHERE type = $1 AND msg_key = $2`;
+
+// The row lock on the key row serialises same-key transactions, so key_seq follows commit order.
+export const nextKeySeq = (t: TableNames) => `INSERT INTO ${t.outboxKeys} AS k (ordering_key, last_seq) VALUES ($1, 1)
+  ON CONFLICT (ordering_key) DO UPDATE SET last_seq = k.last_seq + 1 RETURNING last_seq`;
+
+// Forced index plan for the claim (see claimOutbox): the planner must not choose a seq scan on stale statistics.
+export const CLAIM_PLAN_SETTINGS = 'SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off';
+
+const earlierUnsent = (t: TableNames) =>
+  `AND NOT EXISTS (SELECT 1 FROM ${t.outbox} e WHERE e.ordering_key = c.ordering_key AND e.key_seq < c.key_seq AND e.status <> 'sent')`;
+
+/** $1 now, $2 limit, $3 lease-until, $4 owner. `= ANY(ARRAY(...))` keeps the outer update on primary-key lookups. */
+export const claimOutbox = (t: TableNames, ordered: boolean) => `UPDATE ${t.outbox} o
+SET next_attempt_at = $3, claimed_by = $4
+WHERE o.seq = ANY(ARRAY(
+  SELECT c.seq FROM ${t.outbox} c
+  WHERE c.status = 'pending' AND c.next_attempt_at <= $1 ${ordered ? earlierUnsent(t) : ''}
+  ORDER BY c.next_attempt_at, c.seq
+  LIMIT $2
+  FOR UPDATE SKIP LOCKED))
+RETURNING ${OUTBOX_COLUMNS.split(', ')
+  .map((c) => `o.${c}`)
+  .join(', ')}`;
+
+export const markSent = (t: TableNames) => `UPDATE ${t.outbox}
+SET status = 'sent', sent_at = $2, claimed_by = NULL
+WHERE seq = ANY($1::bigint[]) AND status = 'pending'`;
+
+/** $1 seq, $2 owner, $3 attempts, $4 next attempt, $5 status, $6 error. */
+export const recordFailure = (t: TableNames) => `UPDATE ${t.outbox}
+SET attempts = $3, next_attempt_at = $4, status = $5, last_error = $6, claimed_by = NULL
+WHERE seq = $1 AND claimed_by = $2 AND status = 'pending'`;
+
+export const releaseClaims = (t: TableNames) => `UPDATE ${t.outbox}
+SET next_attempt_at = $3, claimed_by = NULL
+WHERE claimed_by = $1 AND seq = ANY($2::bigint[]) AND status = 'pending'`;
+
+export const purgeSent = (t: TableNames) => `DELETE FROM ${t.outbox} WHERE seq IN (
+  SELECT seq FROM ${t.outbox} WHERE status = 'sent' AND sent_at < $1 ORDER BY sent_at LIMIT $2)`;
+
+export const stats = (t: TableNames) => `SELECT status, count(*)::bigint AS n, min(created_at) AS oldest
+FROM ${t.outbox} GROUP BY status`;
+
+export const selectByMessageId = (t: TableNames) => `SELECT ${OUTBOX_COLUMNS} FROM ${t.outbox} WHERE message_id = $1`;
+
+/** $1 name, $2 owner, $3 expires at, $4 now. Returns a row only when `owner` holds the lease. */
+export const acquireLease = (t: TableNames) => `INSERT INTO ${t.leases} AS l (name, owner, expires_at) VALUES ($1, $2, $3)
+ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+WHERE l.owner = EXCLUDED.owner OR l.expires_at < $4
+RETURNING owner`;

@@ -1,0 +1,245 @@
+import { createRequire } from 'node:module';
+import { z } from 'zod';
+import { DriverMissingError, StoreError, SuretyError } from '../../core/errors.js';
+import { parseOptions } from '../../core/options.js';
+import type {
+  ClaimRequest,
+  FailureUpdate,
+  InsertResult,
+  NewOutboxRow,
+  OutboxRow,
+  OutboxStats,
+  OutboxStore,
+} from '../../ports/outbox-store.js';
+import type { SqlExecutor } from '../../ports/sql-executor.js';
+import { applyMigrations } from '../shared/apply-migrations.js';
+import { checkIdentifier, tableNames } from '../shared/naming.js';
+import { clipError, toOutboxRow } from '../shared/outbox-row.js';
+import { statsFromRows } from '../shared/stats.js';
+import { pgExecutor, pgTransaction, type PgPoolLike, type PgQueryable } from './executor.js';
+import { postgresMigrations } from './migrations.js';
+import * as sql from './outbox-sql.js';
+
+const optionsSchema = z.object({
+  /** An existing pg Pool. Either this or `connectionString`. */
+  pool: z.custom<PgPoolLike>((v) => typeof v === 'object' && v !== null && 'connect' in v, 'must be a pg Pool').optional(),
+  connectionString: z.string().min(1).optional(),
+  /** Maximum connections of the pool Surety creates from `connectionString`. */
+  poolSize: z.number().int().min(2).max(100).default(4),
+  schema: z.string().default(''),
+  tablePrefix: z.string().default('surety_'),
+  /** LISTEN/NOTIFY channel; defaults to one derived from schema and prefix. */
+  notifyChannel: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/i, 'must be a plain identifier of at most 63 characters').optional(),
+});
+
+export type PostgresStoreOptions = z.input<typeof optionsSchema>;
+
+/**
+ * Outbox store on PostgreSQL (pg). Claims use FOR UPDATE SKIP LOCKED under a forced index plan;
+ * commits are announced with NOTIFY so relays in other processes wake within milliseconds.
+ * @example
+ * const store = await createPostgresOutboxStore({ connectionString: 'postgres://localhost/app' });
+ * await store.migrate();
+ */
+export async function createPostgresOutboxStore(options: PostgresStoreOptions): Promise<PostgresOutboxStore> {
+  const o = parseOptions(optionsSchema, options, 'postgres');
+  if (!o.pool && !o.connectionString) {
+    throw new SuretyError('SURETY_INVALID_OPTION', 'invalid option "postgres": give either "pool" or "connectionString"');
+  }
+  checkIdentifier('postgres.schema', o.schema, true);
+  checkIdentifier('postgres.tablePrefix', o.tablePrefix);
+  let pool = o.pool;
+  let ownsPool = false;
+  if (!pool) {
+    const pg = loadPg();
+    pool = new pg.Pool({ connectionString: o.connectionString, max: o.poolSize }) as unknown as PgPoolLike;
+    // An idle client's error (server restart) must not crash the process; the next query reconnects.
+    (pool as unknown as { on(ev: string, fn: (e: Error) => void): void }).on('error', () => undefined);
+    ownsPool = true;
+  }
+  const channel = o.notifyChannel ?? `${o.schema ? `${o.schema}_` : ''}${o.tablePrefix}outbox`.slice(0, 63).toLowerCase();
+  return new PostgresOutboxStore(pool, ownsPool, o.schema, o.tablePrefix, channel);
+}
+
+function loadPg(): typeof import('pg') {
+  try {
+    const require = createRequire(import.meta.url);
+    return require('pg') as typeof import('pg');
+  } catch (err) {
+    throw new DriverMissingError('pg', { cause: err });
+  }
+}
+
+export class PostgresOutboxStore implements OutboxStore {
+  readonly dialect = 'postgres' as const;
+  readonly tables;
+  readonly outboxTable: string;
+
+  constructor(
+    readonly pool: PgPoolLike,
+    private readonly ownsPool: boolean,
+    private readonly schema: string,
+    private readonly prefix: string,
+    readonly notifyChannel: string,
+  ) {
+    this.tables = tableNames(prefix, (n) => (schema ? `"${schema}"."${n}"` : `"${n}"`));
+    this.outboxTable = this.tables.outbox;
+  }
+
+  async migrate(): Promise<void> {
+    try {
+      await pgTransaction(this.pool, async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [this.tables.migrations]);
+        if (this.schema) await tx.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
+        await applyMigrations(tx, this.tables.migrations, postgresMigrations(this.tables, this.prefix), (n) => `$${n}`, Date.now());
+      });
+    } catch (err) {
+      throw new SuretyError('SURETY_MIGRATION_FAILED', `PostgreSQL migration failed: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return pgTransaction(this.pool, work);
+  }
+
+  async insert(tx: SqlExecutor, row: NewOutboxRow, options: { ordered: boolean }): Promise<InsertResult> {
+    let keySeq = 0;
+    if (options.ordered) {
+      const { rows } = await tx.query<{ last_seq: string }>(sql.nextKeySeq(this.tables), [row.orderingKey]);
+      keySeq = Number(rows[0]!.last_seq);
+    }
+    const { rows } = await tx.query<{ message_id: string }>(sql.insertOutbox(this.tables), [
+      row.messageId,
+      row.type,
+      row.key,
+      row.topic,
+      row.orderingKey,
+      keySeq,
+      row.version,
+      JSON.stringify(row.headers),
+      row.payload,
+      row.traceparent,
+      row.tracestate,
+      row.createdAt,
+      this.notifyChannel,
+    ]);
+    if (rows.length === 1) return { inserted: true, messageId: row.messageId };
+    const existing = await tx.query<{ message_id: string }>(sql.selectMessageIdByTypeKey(this.tables), [row.type, row.key]);
+    return { inserted: false, messageId: existing.rows[0]!.message_id };
+  }
+
+  async notifyOnCommit(tx: SqlExecutor): Promise<void> {
+    await tx.query('SELECT pg_notify($1, $2)', [this.notifyChannel, '']);
+  }
+
+  async claim(req: ClaimRequest): Promise<OutboxRow[]> {
+    return this.withClient(async (client) => {
+      await client.query(`BEGIN; ${sql.CLAIM_PLAN_SETTINGS}`);
+      try {
+        const res = await client.query(sql.claimOutbox(this.tables, req.ordered), [req.now, req.limit, req.now + req.leaseMs, req.owner]);
+        await client.query('COMMIT');
+        return (res.rows as Record<string, unknown>[]).map(toOutboxRow).sort((a, b) => a.seq - b.seq);
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    });
+  }
+
+  async markSent(seqs: readonly number[], now: number): Promise<number> {
+    if (seqs.length === 0) return 0;
+    const res = await this.run(sql.markSent(this.tables), [seqs, now]);
+    return res.rowCount;
+  }
+
+  async recordFailure(u: FailureUpdate): Promise<boolean> {
+    const res = await this.run(sql.recordFailure(this.tables), [
+      u.seq,
+      u.owner,
+      u.attempts,
+      u.nextAttemptAt,
+      u.dead ? 'dead' : 'pending',
+      clipError(u.error),
+    ]);
+    return res.rowCount === 1;
+  }
+
+  async release(owner: string, seqs: readonly number[], now: number): Promise<number> {
+    if (seqs.length === 0) return 0;
+    return (await this.run(sql.releaseClaims(this.tables), [owner, seqs, now])).rowCount;
+  }
+
+  async purgeSent(before: number, limit: number): Promise<number> {
+    return (await this.run(sql.purgeSent(this.tables), [before, limit])).rowCount;
+  }
+
+  async stats(): Promise<OutboxStats> {
+    return statsFromRows((await this.run(sql.stats(this.tables))).rows);
+  }
+
+  async acquireLease(name: string, owner: string, now: number, ttlMs: number): Promise<boolean> {
+    return (await this.run(sql.acquireLease(this.tables), [name, owner, now + ttlMs, now])).rowCount === 1;
+  }
+
+  async get(messageId: string): Promise<OutboxRow | undefined> {
+    const { rows } = await this.run(sql.selectByMessageId(this.tables), [messageId]);
+    return rows[0] ? toOutboxRow(rows[0]) : undefined;
+  }
+
+  async listenForCommits(onCommit: () => void, onError: (err: unknown) => void): Promise<() => Promise<void>> {
+    const client = await this.pool.connect();
+    const emitter = client as unknown as {
+      on(ev: 'notification', fn: (msg: { channel: string }) => void): void;
+      on(ev: 'error', fn: (err: Error) => void): void;
+      removeAllListeners(ev: string): void;
+    };
+    let closed = false;
+    emitter.on('notification', (msg) => {
+      if (msg.channel === this.notifyChannel) onCommit();
+    });
+    emitter.on('error', (err) => {
+      if (!closed) onError(err);
+    });
+    await client.query(`LISTEN "${this.notifyChannel}"`);
+    return async () => {
+      closed = true;
+      try {
+        await client.query(`UNLISTEN "${this.notifyChannel}"`);
+        client.release();
+      } catch {
+        client.release(true);
+      }
+      emitter.removeAllListeners('notification');
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsPool) await this.pool.end();
+  }
+
+  private async run(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number }> {
+    try {
+      return await pgExecutor(this.pool).query(text, values);
+    } catch (err) {
+      throw new StoreError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  private async withClient<T>(fn: (client: PgQueryable) => Promise<T>): Promise<T> {
+    let client;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw new StoreError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
+    }
+    try {
+      return await fn(client);
+    } catch (err) {
+      client.release(err instanceof Error ? err : true);
+      client = undefined;
+      throw err instanceof StoreError ? err : new StoreError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
+    } finally {
+      client?.release();
+    }
+  }
+}

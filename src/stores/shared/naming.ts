@@ -1,0 +1,29 @@
+import { InvalidOptionError } from '../../core/errors.js';
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]{0,40}$/;
+
+/** Validates a table prefix or schema name: plain identifiers only, so they can be spliced into SQL. */
+export function checkIdentifier(option: string, value: string, allowEmpty = false): string {
+  if (allowEmpty && value === '') return value;
+  if (!IDENT.test(value)) {
+    throw new InvalidOptionError(option, `must match ${IDENT.source} (letters, digits, underscore; at most 41 characters)`);
+  }
+  return value;
+}
+
+/** Table names of one Surety installation. */
+export interface TableNames {
+  readonly outbox: string;
+  readonly outboxKeys: string;
+  readonly leases: string;
+  readonly migrations: string;
+}
+
+export function tableNames(prefix: string, qualify: (name: string) => string): TableNames {
+  return Object.freeze({
+    outbox: qualify(`${prefix}outbox`),
+    outboxKeys: qualify(`${prefix}outbox_keys`),
+    leases: qualify(`${prefix}leases`),
+    migrations: qualify(`${prefix}migrations`),
+  });
+}

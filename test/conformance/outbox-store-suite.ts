@@ -1,0 +1,237 @@
+/**
+ * Outbox store conformance suite. Every database adapter runs it:
+ *
+ *   runOutboxStoreConformance('postgres', () => makePostgresFixture());
+ *
+ * The fixture gives a migrated store in an isolated schema or table prefix, a way to open a
+ * transaction on a second connection, and the claim query's plan text.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NewOutboxRow, OutboxStore } from '../../src/ports/outbox-store.js';
+import type { SqlExecutor } from '../../src/ports/sql-executor.js';
+import { newRow } from '../support/rows.js';
+
+export interface OpenTransaction {
+  readonly tx: SqlExecutor;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+}
+
+export interface StoreFixture {
+  readonly store: OutboxStore;
+  /** A transaction on its own connection, left open until commit/rollback. */
+  begin(): Promise<OpenTransaction>;
+  /** The plan of the claim query as text, after the fixture made statistics misleading. */
+  claimPlan(ordered: boolean): Promise<string>;
+  /** Name of the index the claim must use. */
+  readonly claimIndex: string;
+  /** Whether two transactions can be open at once (SQLite allows one writer). */
+  readonly concurrentWriters: boolean;
+  teardown(): Promise<void>;
+}
+
+export function runOutboxStoreConformance(name: string, makeFixture: () => Promise<StoreFixture>): void {
+  describe(`outbox store conformance: ${name}`, () => {
+    let f: StoreFixture;
+    beforeEach(async () => {
+      f = await makeFixture();
+    });
+    afterEach(async () => {
+      await f?.teardown();
+    });
+
+    const add = async (row: NewOutboxRow, ordered = false) => {
+      const t = await f.begin();
+      const res = await f.store.insert(t.tx, row, { ordered });
+      await t.commit();
+      return res;
+    };
+    const claimAll = (now: number, owner = 'r1', limit = 1000, ordered = false) =>
+      f.store.claim({ owner, limit, now, leaseMs: 10_000, ordered });
+
+    it('migrates idempotently, also concurrently', async () => {
+      await Promise.all([f.store.migrate(), f.store.migrate()]);
+      await f.store.migrate();
+      expect(await f.store.stats()).toEqual({ pending: 0, sent: 0, dead: 0, oldestPendingAt: null });
+    });
+
+    it('keeps a committed row and leaves no trace of a rolled-back one', async () => {
+      const kept = newRow();
+      const lost = newRow();
+      await add(kept);
+      const t = await f.begin();
+      await f.store.insert(t.tx, lost, { ordered: false });
+      await t.rollback();
+      expect((await f.store.get(kept.messageId))?.status).toBe('pending');
+      expect(await f.store.get(lost.messageId)).toBeUndefined();
+      const claimed = await claimAll(10_000);
+      expect(claimed.map((r) => r.messageId)).toEqual([kept.messageId]);
+    });
+
+    it('stores the row faithfully', async () => {
+      const row = { ...newRow(), headers: { tenant: 'acme' }, traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
+      await add(row);
+      const got = (await f.store.get(row.messageId))!;
+      expect(got).toMatchObject({
+        messageId: row.messageId,
+        type: row.type,
+        key: row.key,
+        topic: row.topic,
+        version: 1,
+        headers: { tenant: 'acme' },
+        payload: row.payload,
+        traceparent: row.traceparent,
+        createdAt: row.createdAt,
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: row.createdAt,
+        sentAt: null,
+      });
+    });
+
+    it('keeps one row for the same (type, key) and reports the existing id', async () => {
+      const first = newRow({ key: 'order-1' });
+      const second = newRow({ key: 'order-1' });
+      expect(await add(first)).toEqual({ inserted: true, messageId: first.messageId });
+      expect(await add(second)).toEqual({ inserted: false, messageId: first.messageId });
+      expect(await add(newRow({ key: 'order-1', type: 'order.paid' }))).toMatchObject({ inserted: true });
+      expect((await f.store.stats()).pending).toBe(2);
+    });
+
+    it('claims only due rows, and a claim hides rows until its lease expires', async () => {
+      const a = newRow({ createdAt: 1_000 });
+      const b = newRow({ createdAt: 5_000 });
+      await add(a);
+      await add(b);
+      expect((await claimAll(2_000)).map((r) => r.messageId)).toEqual([a.messageId]);
+      expect((await claimAll(6_000, 'r2')).map((r) => r.messageId)).toEqual([b.messageId]);
+      expect(await claimAll(6_000, 'r3')).toEqual([]);
+      // r1's lease ran from 2,000 for 10 s: at 12,000 the row is due again for anyone.
+      const retaken = await claimAll(12_000, 'r3');
+      expect(retaken.map((r) => r.messageId)).toEqual([a.messageId]);
+      expect(retaken[0]!.claimedBy).toBe('r3');
+    });
+
+    it('never gives one row to two concurrent claimers', async () => {
+      for (let i = 0; i < 200; i++) await add(newRow());
+      const claims = await Promise.all(['a', 'b', 'c', 'd'].map((o) => f.store.claim({ owner: o, limit: 30, now: 10_000, leaseMs: 60_000, ordered: false })));
+      const ids = claims.flat().map((r) => r.seq);
+      expect(ids.length).toBe(120);
+      expect(new Set(ids).size).toBe(120);
+    });
+
+    it('does not skip a row that commits after a row with a higher seq', async () => {
+      if (!f.concurrentWriters) return;
+      const early = await f.begin();
+      const lowRow = newRow();
+      await f.store.insert(early.tx, lowRow, { ordered: false });
+      const highRow = newRow();
+      await add(highRow);
+      expect((await claimAll(10_000)).map((r) => r.messageId)).toEqual([highRow.messageId]);
+      await early.commit();
+      expect((await claimAll(10_000)).map((r) => r.messageId)).toEqual([lowRow.messageId]);
+    });
+
+    it('marks sent only pending rows, and records failures only for the claim owner', async () => {
+      const a = newRow();
+      const b = newRow();
+      await add(a);
+      await add(b);
+      const [ra, rb] = await claimAll(10_000);
+      expect(await f.store.markSent([ra!.seq], 20_000)).toBe(1);
+      expect(await f.store.markSent([ra!.seq], 21_000)).toBe(0);
+      expect(await f.store.get(a.messageId)).toMatchObject({ status: 'sent', sentAt: 20_000, claimedBy: null });
+      const failure = { seq: rb!.seq, attempts: 1, nextAttemptAt: 30_000, dead: false, error: 'nacked' };
+      expect(await f.store.recordFailure({ ...failure, owner: 'someone-else' })).toBe(false);
+      expect(await f.store.recordFailure({ ...failure, owner: 'r1' })).toBe(true);
+      expect(await f.store.get(b.messageId)).toMatchObject({ status: 'pending', attempts: 1, nextAttemptAt: 30_000, lastError: 'nacked' });
+      expect(await claimAll(29_999)).toEqual([]);
+      const again = await claimAll(30_000);
+      expect(await f.store.recordFailure({ ...failure, seq: again[0]!.seq, attempts: 2, dead: true, owner: 'r1' })).toBe(true);
+      expect(await f.store.get(b.messageId)).toMatchObject({ status: 'dead', attempts: 2 });
+      expect(await claimAll(10_000_000)).toEqual([]);
+      expect(await f.store.stats()).toMatchObject({ pending: 0, sent: 1, dead: 1 });
+    });
+
+    it('releases claims so rows are due at once', async () => {
+      const a = newRow();
+      await add(a);
+      const [r] = await claimAll(10_000);
+      expect(await f.store.release('other', [r!.seq], 10_001)).toBe(0);
+      expect(await f.store.release('r1', [r!.seq], 10_001)).toBe(1);
+      expect((await claimAll(10_001, 'r2')).map((x) => x.messageId)).toEqual([a.messageId]);
+    });
+
+    it('in ordered mode claims only the first unsent row of each ordering key', async () => {
+      const k1 = [newRow({ orderingKey: 'o-1' }), newRow({ orderingKey: 'o-1' }), newRow({ orderingKey: 'o-1' })];
+      const k2 = [newRow({ orderingKey: 'o-2' }), newRow({ orderingKey: 'o-2' })];
+      for (const r of [k1[0]!, k2[0]!, k1[1]!, k2[1]!, k1[2]!]) await add(r, true);
+      let claimed = await claimAll(10_000, 'r1', 1000, true);
+      expect(claimed.map((r) => r.messageId).sort()).toEqual([k1[0]!.messageId, k2[0]!.messageId].sort());
+      expect(await claimAll(10_000, 'r2', 1000, true)).toEqual([]);
+      // A failed head keeps blocking its key.
+      const head1 = claimed.find((r) => r.messageId === k1[0]!.messageId)!;
+      await f.store.recordFailure({ seq: head1.seq, owner: 'r1', attempts: 1, nextAttemptAt: 50_000, dead: false, error: 'x' });
+      await f.store.markSent([claimed.find((r) => r.messageId === k2[0]!.messageId)!.seq], 11_000);
+      claimed = await claimAll(12_000, 'r1', 1000, true);
+      expect(claimed.map((r) => r.messageId)).toEqual([k2[1]!.messageId]);
+      await f.store.markSent([claimed[0]!.seq], 12_001);
+      claimed = await claimAll(50_000, 'r1', 1000, true);
+      expect(claimed.map((r) => r.messageId)).toEqual([k1[0]!.messageId]);
+      await f.store.markSent([claimed[0]!.seq], 50_001);
+      claimed = await claimAll(50_002, 'r1', 1000, true);
+      expect(claimed.map((r) => r.messageId)).toEqual([k1[1]!.messageId]);
+    });
+
+    it('purges only sent rows older than the limit, in bounded batches', async () => {
+      const rows = Array.from({ length: 7 }, () => newRow());
+      for (const r of rows) await add(r);
+      const claimed = await claimAll(10_000);
+      const bySeq = claimed.map((r) => r.seq);
+      await f.store.markSent(bySeq.slice(0, 3), 100_000); // old
+      await f.store.markSent(bySeq.slice(3, 5), 900_000); // recent
+      expect(await f.store.purgeSent(500_000, 2)).toBe(2);
+      expect(await f.store.purgeSent(500_000, 2)).toBe(1);
+      expect(await f.store.purgeSent(500_000, 2)).toBe(0);
+      expect(await f.store.stats()).toMatchObject({ pending: 2, sent: 2 });
+      for (const r of claimed.slice(3)) expect(await f.store.get(r.messageId)).toBeDefined();
+    });
+
+    it('grants a lease to one owner until it expires', async () => {
+      expect(await f.store.acquireLease('job', 'a', 1_000, 5_000)).toBe(true);
+      expect(await f.store.acquireLease('job', 'b', 2_000, 5_000)).toBe(false);
+      expect(await f.store.acquireLease('job', 'a', 3_000, 5_000)).toBe(true);
+      expect(await f.store.acquireLease('job', 'b', 7_999, 5_000)).toBe(false);
+      expect(await f.store.acquireLease('job', 'b', 8_001, 5_000)).toBe(true);
+      expect(await f.store.acquireLease('job', 'a', 8_002, 5_000)).toBe(false);
+    });
+
+    it('reports stats with the oldest pending creation time', async () => {
+      await add(newRow({ createdAt: 3_000 }));
+      await add(newRow({ createdAt: 2_000 }));
+      expect(await f.store.stats()).toEqual({ pending: 2, sent: 0, dead: 0, oldestPendingAt: 2_000 });
+    });
+
+    it('runs the claim on its index whatever the statistics say', async () => {
+      for (let i = 0; i < 300; i++) await add(newRow());
+      for (const ordered of [false, true]) {
+        const plan = await f.claimPlan(ordered);
+        expect(plan).toContain(f.claimIndex);
+        expect(plan).not.toMatch(/Seq Scan|SCAN [a-z_]*outbox(?! USING)|type: ALL|\bALL\b.*outbox/i);
+      }
+    });
+
+    it('runs work in a store transaction and rolls back on error', async () => {
+      const row = newRow();
+      await expect(
+        f.store.transaction(async (tx) => {
+          await f.store.insert(tx, row, { ordered: false });
+          throw new Error('business rule failed');
+        }),
+      ).rejects.toThrow('business rule failed');
+      expect(await f.store.get(row.messageId)).toBeUndefined();
+      await f.store.transaction((tx) => f.store.insert(tx, row, { ordered: false }));
+      expect(await f.store.get(row.messageId)).toBeDefined();
+    });
+  });
+}

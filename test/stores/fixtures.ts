@@ -1,0 +1,53 @@
+import pg from 'pg';
+import { createPostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { pgExecutor } from '../../src/stores/postgres/executor.js';
+import { claimOutbox, CLAIM_PLAN_SETTINGS } from '../../src/stores/postgres/outbox-sql.js';
+import type { StoreFixture } from '../conformance/outbox-store-suite.js';
+import { testEnv, uniqueName } from '../support/env.js';
+
+/** PostgreSQL store in its own schema, dropped at teardown. */
+export async function makePostgresFixture(label = 'pg'): Promise<StoreFixture & { pool: pg.Pool; schema: string }> {
+  const schema = uniqueName(label);
+  const pool = new pg.Pool({ connectionString: testEnv.postgresUrl, max: 8 });
+  const store = await createPostgresOutboxStore({ pool, schema });
+  await store.migrate();
+  return {
+    store,
+    pool,
+    schema,
+    concurrentWriters: true,
+    claimIndex: 'surety_outbox_due',
+    async begin() {
+      const client = await pool.connect();
+      await client.query('BEGIN');
+      return {
+        tx: pgExecutor(client),
+        async commit() {
+          await client.query('COMMIT');
+          client.release();
+        },
+        async rollback() {
+          await client.query('ROLLBACK');
+          client.release();
+        },
+      };
+    },
+    async claimPlan(ordered) {
+      const client = await pool.connect();
+      try {
+        // Statistics that say "empty table" tempt the planner into a sequential scan.
+        await client.query(`ALTER TABLE ${store.outboxTable} SET (autovacuum_enabled = false)`);
+        await client.query(`BEGIN; ${CLAIM_PLAN_SETTINGS}`);
+        const res = await client.query(`EXPLAIN ${claimOutbox(store.tables, ordered)}`, [10_000, 500, 20_000, 'x']);
+        await client.query('ROLLBACK');
+        return res.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+      } finally {
+        client.release();
+      }
+    },
+    async teardown() {
+      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pool.end();
+    },
+  };
+}

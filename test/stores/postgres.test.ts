@@ -1,0 +1,4 @@
+import { runOutboxStoreConformance } from '../conformance/outbox-store-suite.js';
+import { makePostgresFixture } from './fixtures.js';
+
+runOutboxStoreConformance('postgres', () => makePostgresFixture());

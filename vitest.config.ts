@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    // Two cores: more workers only add contention on the shared services.
+    maxWorkers: 2,
+    minWorkers: 1,
+    reporters: ['default'],
+  },
+});
