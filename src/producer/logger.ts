@@ -1,12 +1,7 @@
 import { pino } from 'pino';
+import type { Logger } from '../core/logger.js';
 
-/** The logging surface Surety uses; a pino logger fits, so does a console wrapper. */
-export interface Logger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type { Logger } from '../core/logger.js';
 
 /** Default structured logger: pino on stderr, level from SURETY_LOG_LEVEL (default info). */
 export function defaultLogger(name: string): Logger {

@@ -102,6 +102,8 @@ export class OutboxRelay {
    * tests; a started relay does this continuously. Returns the number of rows claimed.
    */
   async runOnce(): Promise<number> {
+    const { publisher, pollIntervalMs } = this.options;
+    if (!publisher.isReady() && !(await publisher.waitUntilReady(Math.max(pollIntervalMs, 5_000)))) return 0;
     const rows = await this.claim(this.options.batchSize);
     rows.forEach((row) => this.publish(row));
     await Promise.allSettled([...this.inFlight.values()]);
@@ -159,6 +161,11 @@ export class OutboxRelay {
         this.metrics.publishDuration.observe({ outcome: 'confirmed' }, (performance.now() - started) / 1000);
         this.metrics.attempts.inc({ outcome: 'confirmed' });
         this.toMark.push(row.seq);
+        try {
+          this.options.onConfirmed?.(row);
+        } catch (err) {
+          this.log.error({ err: describeError(err), messageId: row.messageId }, 'onConfirmed hook threw');
+        }
       },
       (error: unknown) => {
         const outcome = outcomeOf(error);

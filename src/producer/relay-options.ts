@@ -52,6 +52,8 @@ export interface RelayOptions extends z.input<typeof schema> {
   logger?: Logger;
   /** Called once when a row goes dead (after the last attempt). Errors it throws are logged. */
   onDead?: (row: OutboxRow, error: unknown) => void | Promise<void>;
+  /** Called after a row's publish was confirmed by the broker (before it is marked sent). */
+  onConfirmed?: (row: OutboxRow) => void;
   /** prom-client Registry to register metrics in; a private one (relay.registry) by default. */
   registry?: import('prom-client').Registry;
 }
@@ -64,10 +66,11 @@ export interface ResolvedRelayOptions extends Readonly<Omit<z.output<typeof sche
   readonly outbox: Outbox | undefined;
   readonly clock: Clock;
   readonly onDead: RelayOptions['onDead'];
+  readonly onConfirmed: RelayOptions['onConfirmed'];
 }
 
 export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions {
-  const { store, publisher, outbox, clock, logger: _logger, onDead, registry: _registry, ...rest } = options;
+  const { store, publisher, outbox, clock, logger: _logger, onDead, onConfirmed, registry: _registry, ...rest } = options;
   if (!store) throw new TypeError('relay: "store" is required');
   if (!publisher) throw new TypeError('relay: "publisher" is required');
   const o = parseOptions(schema, rest, 'relay');
@@ -81,5 +84,6 @@ export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions
     outbox,
     clock: clock ?? systemClock,
     onDead,
+    onConfirmed,
   });
 }

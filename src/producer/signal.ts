@@ -19,14 +19,13 @@ export class Signal {
       return Promise.resolve();
     }
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, timeoutMs);
-      const self = this;
-      function done() {
+      const done = () => {
         clearTimeout(timer);
-        if (self.waiter === done) self.waiter = undefined;
-        self.fired = false;
+        if (this.waiter === done) this.waiter = undefined;
+        this.fired = false;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, timeoutMs);
       this.waiter = done;
     });
   }

@@ -8,7 +8,7 @@ import { testEnv, uniqueName } from '../support/env.js';
 /** PostgreSQL store in its own schema, dropped at teardown. */
 export async function makePostgresFixture(label = 'pg'): Promise<StoreFixture & { pool: pg.Pool; schema: string }> {
   const schema = uniqueName(label);
-  const pool = new pg.Pool({ connectionString: testEnv.postgresUrl, max: 8 });
+  const pool = new pg.Pool({ connectionString: testEnv.postgresUrl, max: 32 });
   const store = await createPostgresOutboxStore({ pool, schema });
   await store.migrate();
   return {

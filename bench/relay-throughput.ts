@@ -1,0 +1,226 @@
+/**
+ * `npm run bench`: relay throughput PostgreSQL -> RabbitMQ quorum queue (persistent, confirmed,
+ * 1 KiB payloads), side by side in one run with
+ *   - a raw amqplib confirm-publish baseline (1,000 unconfirmed in flight), and
+ *   - a naive relay (claim 500, publish, wait for all confirms, mark sent, repeat);
+ * plus commit-to-confirm latency through the fast path (NOTIFY) at a steady 200 msg/s, and the extra
+ * cost of an outbox insert in a one-row business transaction.
+ * Env: BENCH_MESSAGES (default 50000), BENCH_LATENCY_SECONDS (default 10).
+ */
+import amqp from 'amqplib';
+import pg from 'pg';
+import { silentLogger } from '../src/core/logger.js';
+import { Outbox } from '../src/producer/outbox.js';
+import { OutboxRelay } from '../src/producer/outbox-relay.js';
+import { wireFromRow } from '../src/producer/outbox-rows.js';
+import { createPostgresOutboxStore, type PostgresOutboxStore } from '../src/stores/postgres/index.js';
+import { createRabbitMqTransport } from '../src/transports/rabbitmq/index.js';
+
+const PG_URL = process.env.SURETY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const AMQP_URL = process.env.SURETY_TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+const N = Number(process.env.BENCH_MESSAGES ?? 50_000);
+const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 10);
+const PAYLOAD = { data: 'x'.repeat(1024 - 11) }; // serialises to 1 KiB
+const BODY = Buffer.from(JSON.stringify(PAYLOAD));
+const tag = `bench_${Date.now().toString(36)}`;
+const EXCHANGE = tag;
+const QUEUE = `${tag}_q`;
+
+const rate = (n: number, ms: number) => Math.round((n / ms) * 1000);
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+async function main(): Promise<void> {
+  const conn = await amqp.connect(AMQP_URL);
+  const admin = await conn.createChannel();
+  await admin.assertExchange(EXCHANGE, 'topic', { durable: true });
+  await admin.assertQueue(QUEUE, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+  await admin.bindQueue(QUEUE, EXCHANGE, '#');
+  const pool = new pg.Pool({ connectionString: PG_URL, max: 8 });
+  const store = await createPostgresOutboxStore({ pool, schema: tag });
+  await store.migrate();
+  const outbox = new Outbox({ store });
+
+  try {
+    console.log(`Surety relay benchmark: ${N} messages of 1 KiB, PostgreSQL -> RabbitMQ quorum queue, persistent, confirmed\n`);
+    const raw = await rawBaseline(conn, N);
+    await admin.purgeQueue(QUEUE);
+    const naive = await naiveRelay(store, outbox, N);
+    await admin.purgeQueue(QUEUE);
+    const relay = await suretyRelay(store, outbox, N);
+    await admin.purgeQueue(QUEUE);
+    console.log('throughput (msg/s)');
+    console.log(`  raw amqplib confirm baseline  ${raw}`);
+    console.log(`  naive relay                   ${naive}`);
+    console.log(`  Surety relay                  ${relay}`);
+    console.log(`  Surety / raw                  ${(relay / raw).toFixed(2)}   (target >= 0.85)`);
+    console.log(`  Surety / naive                ${(relay / naive).toFixed(2)}   (target >= 1.6)\n`);
+
+    const lat = await fastPathLatency(store, outbox);
+    await admin.purgeQueue(QUEUE);
+    console.log(`fast path, commit -> broker confirm at 200 msg/s for ${LATENCY_SECONDS}s (${lat.n} messages, relay woken only by NOTIFY)`);
+    console.log(`  p50 ${lat.p50.toFixed(2)} ms   p99 ${lat.p99.toFixed(2)} ms   max ${lat.max.toFixed(2)} ms   (target p99 < 10 ms)\n`);
+
+    const cost = await insertOverhead(pool, store, outbox);
+    console.log('outbox insert cost in a one-row business transaction (mean of interleaved runs)');
+    console.log(`  business transaction alone    ${cost.plain.toFixed(3)} ms`);
+    console.log(`  with outbox.add               ${cost.withOutbox.toFixed(3)} ms`);
+    console.log(`  extra                         ${((cost.withOutbox / cost.plain - 1) * 100).toFixed(1)} %   (target < 15 %)`);
+  } finally {
+    await admin.deleteQueue(QUEUE).catch(() => undefined);
+    await admin.deleteExchange(EXCHANGE).catch(() => undefined);
+    await conn.close();
+    await pool.query(`DROP SCHEMA IF EXISTS "${tag}" CASCADE`);
+    await store.close();
+    await pool.end();
+  }
+}
+
+/** Raw amqplib: a confirm channel with at most 1,000 unconfirmed publishes. */
+async function rawBaseline(conn: amqp.ChannelModel, n: number): Promise<number> {
+  const ch = await conn.createConfirmChannel();
+  let inFlight = 0;
+  let confirmed = 0;
+  let wake: (() => void) | undefined;
+  const start = performance.now();
+  for (let i = 0; i < n; i++) {
+    while (inFlight >= 1_000) await new Promise<void>((r) => (wake = r));
+    inFlight++;
+    ch.publish(EXCHANGE, 'bench', BODY, { persistent: true, mandatory: true, messageId: String(i), contentType: 'application/json' }, (err) => {
+      if (err) throw err;
+      inFlight--;
+      confirmed++;
+      wake?.();
+      wake = undefined;
+    });
+  }
+  await ch.waitForConfirms();
+  const ms = performance.now() - start;
+  await ch.close();
+  if (confirmed !== n) throw new Error(`raw baseline confirmed ${confirmed} of ${n}`);
+  return rate(n, ms);
+}
+
+async function fill(store: PostgresOutboxStore, outbox: Outbox, n: number): Promise<void> {
+  for (let i = 0; i < n; i += 1_000) {
+    await store.transaction(async (tx) => {
+      for (let j = i; j < Math.min(n, i + 1_000); j++) await outbox.add(tx, { type: 'bench.event', payload: PAYLOAD });
+    });
+  }
+  await store.pool.query(`ANALYZE ${store.outboxTable}`);
+}
+
+async function clear(store: PostgresOutboxStore): Promise<void> {
+  await store.pool.query(`TRUNCATE ${store.outboxTable}`);
+}
+
+/** Claim 500, publish them, wait for every confirm, mark sent, repeat. */
+async function naiveRelay(store: PostgresOutboxStore, outbox: Outbox, n: number): Promise<number> {
+  await clear(store);
+  await fill(store, outbox, n);
+  const transport = await createRabbitMqTransport({ url: AMQP_URL, exchange: EXCHANGE, declareExchange: false });
+  const start = performance.now();
+  let sent = 0;
+  for (;;) {
+    const rows = await store.claim({ owner: 'naive', limit: 500, now: Date.now(), leaseMs: 60_000, ordered: false });
+    if (rows.length === 0) break;
+    await Promise.all(rows.map((r) => transport.publish({ topic: r.topic, message: wireFromRow(r) })));
+    sent += await store.markSent(
+      rows.map((r) => r.seq),
+      Date.now(),
+    );
+  }
+  const ms = performance.now() - start;
+  await transport.close();
+  if (sent !== n) throw new Error(`naive relay sent ${sent} of ${n}`);
+  return rate(n, ms);
+}
+
+async function suretyRelay(store: PostgresOutboxStore, outbox: Outbox, n: number): Promise<number> {
+  await clear(store);
+  await fill(store, outbox, n);
+  const transport = await createRabbitMqTransport({ url: AMQP_URL, exchange: EXCHANGE, declareExchange: false });
+  let confirmed = 0;
+  let done!: () => void;
+  const finished = new Promise<void>((r) => (done = r));
+  const relay = new OutboxRelay({
+    store,
+    publisher: transport,
+    logger: silentLogger,
+    retention: false,
+    listen: false,
+    onConfirmed: () => {
+      if (++confirmed === n) done();
+    },
+  });
+  const start = performance.now();
+  await relay.start();
+  await finished;
+  const ms = performance.now() - start;
+  await relay.stop();
+  await transport.close();
+  const stats = await store.stats();
+  if (stats.sent !== n) throw new Error(`Surety relay marked ${stats.sent} of ${n} sent`);
+  return rate(n, ms);
+}
+
+/** Commits one message every 5 ms; the relay learns of each commit only through NOTIFY. */
+async function fastPathLatency(store: PostgresOutboxStore, outbox: Outbox) {
+  await clear(store);
+  const transport = await createRabbitMqTransport({ url: AMQP_URL, exchange: EXCHANGE, declareExchange: false });
+  const committedAt = new Map<string, number>();
+  const latencies: number[] = [];
+  const relay = new OutboxRelay({
+    store,
+    publisher: transport,
+    logger: silentLogger,
+    retention: false,
+    pollIntervalMs: 60_000, // a poll would hide a broken fast path
+    onConfirmed: (row) => {
+      const t0 = committedAt.get(row.messageId);
+      if (t0 !== undefined) latencies.push(performance.now() - t0);
+    },
+  });
+  await relay.start();
+  const total = 200 * LATENCY_SECONDS;
+  const start = performance.now();
+  for (let i = 0; i < total; i++) {
+    const due = start + i * 5;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const id = await store.transaction(async (tx) => (await outbox.add(tx, { type: 'bench.event', payload: PAYLOAD })).messageId);
+    committedAt.set(id, performance.now());
+  }
+  const deadline = Date.now() + 10_000;
+  while (latencies.length < total && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await relay.stop();
+  await transport.close();
+  latencies.sort((a, b) => a - b);
+  return { n: latencies.length, p50: pct(latencies, 50), p99: pct(latencies, 99), max: latencies.at(-1) ?? NaN };
+}
+
+/** A one-row business transaction with and without outbox.add, interleaved to share conditions. */
+async function insertOverhead(pool: pg.Pool, store: PostgresOutboxStore, outbox: Outbox) {
+  await clear(store);
+  await pool.query(`CREATE TABLE "${tag}".orders (id BIGSERIAL PRIMARY KEY, customer TEXT NOT NULL, total_cents INT NOT NULL)`);
+  const rounds = 3_000;
+  let plain = 0;
+  let withOutbox = 0;
+  const business = (tx: { query: (s: string, v: unknown[]) => Promise<unknown> }) =>
+    tx.query(`INSERT INTO "${tag}".orders (customer, total_cents) VALUES ($1, $2)`, ['ada', 1234]);
+  for (let i = 0; i < rounds; i++) {
+    let t = performance.now();
+    await store.transaction(async (tx) => {
+      await business(tx);
+    });
+    plain += performance.now() - t;
+    t = performance.now();
+    await store.transaction(async (tx) => {
+      await business(tx);
+      await outbox.add(tx, { type: 'order.created', payload: { customer: 'ada', totalCents: 1234 } });
+    });
+    withOutbox += performance.now() - t;
+  }
+  return { plain: plain / rounds, withOutbox: withOutbox / rounds };
+}
+
+await main();

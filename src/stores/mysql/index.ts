@@ -1,0 +1,10 @@
+export { createMysqlOutboxStore, MysqlOutboxStore, type MysqlStoreOptions } from './store.js';
+export {
+  mysqlExecutor,
+  mysqlTransaction,
+  type MysqlIsolationLevel,
+  type MysqlQueryable,
+  type MysqlPoolLike,
+  type MysqlCallbackPoolLike,
+  type MysqlPoolConnectionLike,
+} from './executor.js';

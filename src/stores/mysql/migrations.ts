@@ -1,0 +1,57 @@
+import type { Migration } from '../shared/migration.js';
+import type { TableNames } from '../shared/naming.js';
+
+/**
+ * Schema versions, applied in order, each once. Never edit a released entry; append a new one.
+ * DDL is not transactional in MySQL, so every statement is idempotent on its own (IF NOT EXISTS).
+ * Indexes are declared inline because MySQL 8 lacks CREATE INDEX IF NOT EXISTS, and are plain
+ * (MySQL has no partial indexes): the claim index leads with status for the same effect.
+ * utf8mb4_bin makes (type, key) uniqueness and ordering keys case-sensitive, as in PostgreSQL.
+ */
+export function mysqlMigrations(t: TableNames, indexPrefix: string): Migration[] {
+  const bare = (name: string) => `\`${indexPrefix}${name}\``;
+  const tableOptions = 'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin';
+  return [
+    {
+      id: 1,
+      name: 'outbox',
+      up: [
+        `CREATE TABLE IF NOT EXISTS ${t.outbox} (
+          seq BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+          message_id CHAR(36) NOT NULL,
+          type VARCHAR(200) NOT NULL,
+          msg_key VARCHAR(200) NOT NULL,
+          topic VARCHAR(200) NOT NULL,
+          ordering_key VARCHAR(200) NOT NULL,
+          key_seq BIGINT NOT NULL DEFAULT 0,
+          version INT NOT NULL,
+          headers LONGTEXT NOT NULL,
+          payload LONGTEXT NOT NULL,
+          traceparent VARCHAR(64) NULL,
+          tracestate VARCHAR(512) NULL,
+          created_at BIGINT NOT NULL,
+          status VARCHAR(8) NOT NULL DEFAULT 'pending',
+          attempts INT NOT NULL DEFAULT 0,
+          next_attempt_at BIGINT NOT NULL,
+          claimed_by VARCHAR(64) NULL,
+          last_error TEXT NULL,
+          sent_at BIGINT NULL,
+          UNIQUE KEY ${bare('outbox_message_id')} (message_id),
+          UNIQUE KEY ${bare('outbox_type_key')} (type, msg_key),
+          KEY ${bare('outbox_due')} (status, next_attempt_at, seq),
+          KEY ${bare('outbox_sent')} (status, sent_at),
+          KEY ${bare('outbox_unsent_key')} (ordering_key, status, key_seq)
+        ) ${tableOptions}`,
+        `CREATE TABLE IF NOT EXISTS ${t.outboxKeys} (
+          ordering_key VARCHAR(200) NOT NULL PRIMARY KEY,
+          last_seq BIGINT NOT NULL
+        ) ${tableOptions}`,
+        `CREATE TABLE IF NOT EXISTS ${t.leases} (
+          name VARCHAR(64) NOT NULL PRIMARY KEY,
+          owner VARCHAR(64) NOT NULL,
+          expires_at BIGINT NOT NULL
+        ) ${tableOptions}`,
+      ],
+    },
+  ];
+}

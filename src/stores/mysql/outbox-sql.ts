@@ -1,0 +1,84 @@
+import { OUTBOX_COLUMNS } from '../shared/outbox-row.js';
+import type { TableNames } from '../shared/naming.js';
+
+/** MySQL/MariaDB statements of the outbox, one named function each. Placeholders are `?`, in text order. */
+
+/** Index names; the claim forces `due` so stale statistics can never turn it into a table scan. */
+export const indexNames = (prefix: string) => ({ due: `${prefix}outbox_due`, unsentKey: `${prefix}outbox_unsent_key` });
+
+const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+const qualified = (alias: string) =>
+  OUTBOX_COLUMNS.split(', ')
+    .map((c) => `${alias}.${c}`)
+    .join(', ');
+
+/** A plain INSERT: a duplicate (type, key) fails with ER_DUP_ENTRY, which rolls back only this statement. */
+export const insertOutbox = (
+  t: TableNames,
+) => `INSERT INTO ${t.outbox} (message_id, type, msg_key, topic, ordering_key, key_seq,
+  version, headers, payload, traceparent, tracestate, created_at, next_attempt_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+export const selectMessageIdByTypeKey = (t: TableNames) =>
+  `SELECT message_id FROM ${t.outbox} WHERE type = ? AND msg_key = ?`;
+
+// The row lock taken by the upsert serialises same-key transactions, so key_seq follows commit order.
+export const bumpKeySeq = (t: TableNames) => `INSERT INTO ${t.outboxKeys} (ordering_key, last_seq) VALUES (?, 1)
+ON DUPLICATE KEY UPDATE last_seq = last_seq + 1`;
+
+// Reads the transaction's own write (InnoDB shows a transaction its changes even in a snapshot).
+export const selectKeySeq = (t: TableNames) => `SELECT last_seq FROM ${t.outboxKeys} WHERE ordering_key = ?`;
+
+const earlierUnsent = (t: TableNames, prefix: string) => `AND NOT EXISTS (
+    SELECT 1 FROM ${t.outbox} e FORCE INDEX (\`${indexNames(prefix).unsentKey}\`)
+    WHERE e.ordering_key = c.ordering_key AND e.status IN ('pending', 'dead') AND e.key_seq < c.key_seq)`;
+
+/** ? now, ? limit. Run in a READ COMMITTED transaction so the locking read takes no gap locks. */
+export const selectClaimable = (t: TableNames, prefix: string, ordered: boolean) => `SELECT ${qualified('c')}
+FROM ${t.outbox} c FORCE INDEX (\`${indexNames(prefix).due}\`)
+WHERE c.status = 'pending' AND c.next_attempt_at <= ? ${ordered ? earlierUnsent(t, prefix) : ''}
+ORDER BY c.next_attempt_at, c.seq
+LIMIT ?
+FOR UPDATE SKIP LOCKED`;
+
+/** ? lease-until, ? owner, then `count` seqs. */
+export const claimRows = (t: TableNames, count: number) =>
+  `UPDATE ${t.outbox} SET next_attempt_at = ?, claimed_by = ? WHERE seq IN (${list(count)})`;
+
+/** ? now, then `count` seqs. */
+export const markSent = (t: TableNames, count: number) => `UPDATE ${t.outbox}
+SET status = 'sent', sent_at = ?, claimed_by = NULL
+WHERE seq IN (${list(count)}) AND status = 'pending'`;
+
+/** ? attempts, ? next attempt, ? status, ? error, ? seq, ? owner. */
+export const recordFailure = (t: TableNames) => `UPDATE ${t.outbox}
+SET attempts = ?, next_attempt_at = ?, status = ?, last_error = ?, claimed_by = NULL
+WHERE seq = ? AND claimed_by = ? AND status = 'pending'`;
+
+/** ? now, ? owner, then `count` seqs. */
+export const releaseClaims = (t: TableNames, count: number) => `UPDATE ${t.outbox}
+SET next_attempt_at = ?, claimed_by = NULL
+WHERE claimed_by = ? AND seq IN (${list(count)}) AND status = 'pending'`;
+
+/** ? before, ? limit. */
+export const purgeSent = (t: TableNames) =>
+  `DELETE FROM ${t.outbox} WHERE status = 'sent' AND sent_at < ? ORDER BY sent_at LIMIT ?`;
+
+export const stats = (t: TableNames) =>
+  `SELECT status, COUNT(*) AS n, MIN(created_at) AS oldest FROM ${t.outbox} GROUP BY status`;
+
+export const selectByMessageId = (t: TableNames) => `SELECT ${OUTBOX_COLUMNS} FROM ${t.outbox} WHERE message_id = ?`;
+
+/**
+ * ? name, ? owner, ? expires at, then the guard `owner = ? OR expires_at < ?` twice with the new value
+ * between. MySQL assigns left to right with updated values: once owner is set, the second guard
+ * sees the new owner, and `expires_at < ?` still reads the old expiry, so both guards agree (and
+ * also agree under MariaDB's SIMULTANEOUS_ASSIGNMENT mode). No VALUES(): deprecated in MySQL 8.
+ */
+export const upsertLease = (t: TableNames) => `INSERT INTO ${t.leases} (name, owner, expires_at) VALUES (?, ?, ?)
+ON DUPLICATE KEY UPDATE
+  owner = IF(owner = ? OR expires_at < ?, ?, owner),
+  expires_at = IF(owner = ? OR expires_at < ?, ?, expires_at)`;
+
+// affectedRows cannot tell "taken" from "refused" under FOUND_ROWS, so the holder is read back.
+export const selectLeaseOwner = (t: TableNames) => `SELECT owner FROM ${t.leases} WHERE name = ?`;

@@ -1,0 +1,259 @@
+import { createRequire } from 'node:module';
+import { z } from 'zod';
+import { DriverMissingError, StoreError, SuretyError } from '../../core/errors.js';
+import { parseOptions } from '../../core/options.js';
+import type {
+  ClaimRequest,
+  FailureUpdate,
+  InsertResult,
+  NewOutboxRow,
+  OutboxRow,
+  OutboxStats,
+  OutboxStore,
+} from '../../ports/outbox-store.js';
+import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
+import { applyMigrations } from '../shared/apply-migrations.js';
+import { checkIdentifier, tableNames } from '../shared/naming.js';
+import { clipError, toOutboxRow } from '../shared/outbox-row.js';
+import { statsFromRows } from '../shared/stats.js';
+import { mysqlExecutor, mysqlTransaction, type MysqlCallbackPoolLike, type MysqlPoolLike } from './executor.js';
+import { mysqlMigrations } from './migrations.js';
+import * as sql from './outbox-sql.js';
+
+const optionsSchema = z.object({
+  /** An existing mysql2 pool (promise or callback flavour). Either this or `uri`. */
+  pool: z
+    .custom<MysqlPoolLike | MysqlCallbackPoolLike>(
+      (v) => typeof (v as { getConnection?: unknown } | null)?.getConnection === 'function',
+      'must be a mysql2 Pool',
+    )
+    .optional(),
+  uri: z.string().min(1).optional(),
+  /** Maximum connections of the pool Surety creates from `uri`. */
+  poolSize: z.number().int().min(2).max(100).default(4),
+  tablePrefix: z.string().default('surety_'),
+});
+
+export type MysqlStoreOptions = z.input<typeof optionsSchema>;
+
+/** How long a migrator waits for another one to finish. */
+const MIGRATION_LOCK_SECONDS = 60;
+
+/**
+ * Outbox store on MySQL 8 or MariaDB 10.6+ (mysql2). Claims use FOR UPDATE SKIP LOCKED on a forced
+ * index. MySQL has no commit notifications: relays find new rows by polling (and in-process wake-ups).
+ * @example
+ * const store = await createMysqlOutboxStore({ uri: 'mysql://app@localhost/app' });
+ * await store.migrate();
+ */
+export async function createMysqlOutboxStore(options: MysqlStoreOptions): Promise<MysqlOutboxStore> {
+  const o = parseOptions(optionsSchema, options, 'mysql');
+  if (!o.pool === !o.uri) {
+    throw new SuretyError('SURETY_INVALID_OPTION', 'invalid option "mysql": give exactly one of "pool" or "uri"');
+  }
+  checkIdentifier('mysql.tablePrefix', o.tablePrefix);
+  // A callback-style pool also has getConnection (taking a callback); its promise() wrapper is what Surety needs.
+  let pool =
+    o.pool && 'promise' in o.pool && typeof o.pool.promise === 'function'
+      ? o.pool.promise()
+      : (o.pool as MysqlPoolLike | undefined);
+  let ownsPool = false;
+  if (!pool) {
+    pool = loadMysql2().createPool({ uri: o.uri, connectionLimit: o.poolSize }) as unknown as MysqlPoolLike;
+    ownsPool = true;
+  }
+  return new MysqlOutboxStore(pool, ownsPool, o.tablePrefix);
+}
+
+function loadMysql2(): typeof import('mysql2/promise') {
+  try {
+    const require = createRequire(import.meta.url);
+    return require('mysql2/promise') as typeof import('mysql2/promise');
+  } catch (err) {
+    throw new DriverMissingError('mysql2', { cause: err });
+  }
+}
+
+/** errno 1062 (ER_DUP_ENTRY), also when an ORM adapter wrapped the driver error as its cause. */
+function isDuplicateKey(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const { errno, code } = e as { errno?: unknown; code?: unknown };
+    if (errno === 1062 || code === 'ER_DUP_ENTRY') return true;
+  }
+  return false;
+}
+
+const storeError = (err: unknown) =>
+  err instanceof StoreError ? err : new StoreError(`MySQL: ${(err as Error).message}`, { cause: err });
+
+export class MysqlOutboxStore implements OutboxStore {
+  readonly dialect = 'mysql' as const;
+  readonly tables;
+  readonly outboxTable: string;
+
+  constructor(
+    readonly pool: MysqlPoolLike,
+    private readonly ownsPool: boolean,
+    private readonly prefix: string,
+  ) {
+    this.tables = tableNames(prefix, (n) => `\`${n}\``);
+    this.outboxTable = this.tables.outbox;
+  }
+
+  /** Serialised by a named lock: MySQL DDL commits implicitly, so a transaction cannot do it. */
+  async migrate(): Promise<void> {
+    // GET_LOCK names are server-wide and at most 64 characters; a prefix shared by two databases only serialises them.
+    const lockName = `surety_migrate:${this.prefix}`;
+    try {
+      const conn = await this.pool.getConnection();
+      try {
+        const [rows] = await conn.query('SELECT GET_LOCK(?, ?) AS got', [lockName, MIGRATION_LOCK_SECONDS]);
+        if (Number((rows as { got: unknown }[])[0]?.got) !== 1) {
+          throw new Error(
+            `gave up waiting ${MIGRATION_LOCK_SECONDS} s for lock "${lockName}" held by another migrator`,
+          );
+        }
+        try {
+          await applyMigrations(
+            mysqlExecutor(conn),
+            this.tables.migrations,
+            mysqlMigrations(this.tables, this.prefix),
+            () => '?',
+            Date.now(),
+          );
+        } finally {
+          await conn.query('SELECT RELEASE_LOCK(?)', [lockName]);
+        }
+      } finally {
+        conn.release();
+      }
+    } catch (err) {
+      throw new SuretyError('SURETY_MIGRATION_FAILED', `MySQL migration failed: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+  }
+
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return mysqlTransaction(this.pool, work);
+  }
+
+  async insert(tx: SqlExecutor, row: NewOutboxRow, options: { ordered: boolean }): Promise<InsertResult> {
+    let keySeq = 0;
+    if (options.ordered) {
+      await tx.query(sql.bumpKeySeq(this.tables), [row.orderingKey]);
+      const { rows } = await tx.query<{ last_seq: number | string }>(sql.selectKeySeq(this.tables), [row.orderingKey]);
+      keySeq = Number(rows[0]!.last_seq);
+    }
+    try {
+      await tx.query(sql.insertOutbox(this.tables), [
+        row.messageId,
+        row.type,
+        row.key,
+        row.topic,
+        row.orderingKey,
+        keySeq,
+        row.version,
+        JSON.stringify(row.headers),
+        row.payload,
+        row.traceparent,
+        row.tracestate,
+        row.createdAt,
+        row.createdAt,
+      ]);
+      return { inserted: true, messageId: row.messageId };
+    } catch (err) {
+      // InnoDB rolls back just the failed statement: the caller's transaction goes on.
+      if (!isDuplicateKey(err)) throw err;
+      const existing = await tx.query<{ message_id: string }>(sql.selectMessageIdByTypeKey(this.tables), [
+        row.type,
+        row.key,
+      ]);
+      // No row with this (type, key): the duplicate was the message id itself, a caller bug worth surfacing.
+      if (!existing.rows[0]) throw err;
+      return { inserted: false, messageId: existing.rows[0].message_id };
+    }
+  }
+
+  /** No-op: MySQL cannot signal commits; relays poll (and the in-process outbox wakes its relay). */
+  async notifyOnCommit(): Promise<void> {}
+
+  async claim(req: ClaimRequest): Promise<OutboxRow[]> {
+    const leaseUntil = req.now + req.leaseMs;
+    const rows = await this.ownTransaction(async (tx) => {
+      const { rows } = await tx.query(sql.selectClaimable(this.tables, this.prefix, req.ordered), [req.now, req.limit]);
+      if (rows.length > 0) {
+        await tx.query(sql.claimRows(this.tables, rows.length), [leaseUntil, req.owner, ...rows.map((r) => r.seq)]);
+      }
+      return rows;
+    });
+    return rows
+      .map((r) => toOutboxRow({ ...r, next_attempt_at: leaseUntil, claimed_by: req.owner }))
+      .sort((a, b) => a.seq - b.seq);
+  }
+
+  async markSent(seqs: readonly number[], now: number): Promise<number> {
+    if (seqs.length === 0) return 0;
+    return (await this.run(sql.markSent(this.tables, seqs.length), [now, ...seqs])).rowCount;
+  }
+
+  async recordFailure(u: FailureUpdate): Promise<boolean> {
+    const res = await this.run(sql.recordFailure(this.tables), [
+      u.attempts,
+      u.nextAttemptAt,
+      u.dead ? 'dead' : 'pending',
+      clipError(u.error),
+      u.seq,
+      u.owner,
+    ]);
+    return res.rowCount === 1;
+  }
+
+  async release(owner: string, seqs: readonly number[], now: number): Promise<number> {
+    if (seqs.length === 0) return 0;
+    return (await this.run(sql.releaseClaims(this.tables, seqs.length), [now, owner, ...seqs])).rowCount;
+  }
+
+  async purgeSent(before: number, limit: number): Promise<number> {
+    return (await this.run(sql.purgeSent(this.tables), [before, limit])).rowCount;
+  }
+
+  async stats(): Promise<OutboxStats> {
+    return statsFromRows((await this.run(sql.stats(this.tables))).rows);
+  }
+
+  async acquireLease(name: string, owner: string, now: number, ttlMs: number): Promise<boolean> {
+    const expiresAt = now + ttlMs;
+    return this.ownTransaction(async (tx) => {
+      await tx.query(sql.upsertLease(this.tables), [name, owner, expiresAt, owner, now, owner, owner, now, expiresAt]);
+      const { rows } = await tx.query<{ owner: string }>(sql.selectLeaseOwner(this.tables), [name]);
+      return rows[0]?.owner === owner;
+    });
+  }
+
+  async get(messageId: string): Promise<OutboxRow | undefined> {
+    const { rows } = await this.run(sql.selectByMessageId(this.tables), [messageId]);
+    return rows[0] ? toOutboxRow(rows[0]) : undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsPool) await this.pool.end();
+  }
+
+  private async run(text: string, values?: unknown[]): Promise<SqlResult> {
+    try {
+      return await mysqlExecutor(this.pool).query(text, values);
+    } catch (err) {
+      throw storeError(err);
+    }
+  }
+
+  /** READ COMMITTED: locking reads take no gap locks, so a claim never blocks the application's inserts. */
+  private async ownTransaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    try {
+      return await mysqlTransaction(this.pool, work, 'READ COMMITTED');
+    } catch (err) {
+      throw storeError(err);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+import { InvalidOptionError } from '../core/errors.js';
+import type { OutboxStore } from '../ports/outbox-store.js';
+
+export interface OpenStoreOptions {
+  /** `postgres://…`, `mysql://…` / `mariadb://…`, or `sqlite:<path>` (`sqlite::memory:` for memory). */
+  url: string;
+  tablePrefix?: string;
+  /** PostgreSQL schema. */
+  schema?: string;
+}
+
+/** Opens the outbox store a URL names; the driver module loads only for that database. */
+export async function openOutboxStore(options: OpenStoreOptions): Promise<OutboxStore> {
+  const { url, tablePrefix, schema } = options;
+  const scheme = /^([a-z0-9+]+):/i.exec(url)?.[1]?.toLowerCase();
+  switch (scheme) {
+    case 'postgres':
+    case 'postgresql': {
+      const { createPostgresOutboxStore } = await import('./postgres/index.js');
+      return createPostgresOutboxStore({ connectionString: url, ...(tablePrefix ? { tablePrefix } : {}), ...(schema ? { schema } : {}) });
+    }
+    case 'mysql':
+    case 'mariadb': {
+      const { createMysqlOutboxStore } = await import('./mysql/index.js');
+      return createMysqlOutboxStore({ uri: url.replace(/^mariadb:/i, 'mysql:'), ...(tablePrefix ? { tablePrefix } : {}) });
+    }
+    case 'sqlite': {
+      const { createSqliteOutboxStore } = await import('./sqlite/index.js');
+      return createSqliteOutboxStore({ path: url.slice('sqlite:'.length), ...(tablePrefix ? { tablePrefix } : {}) });
+    }
+    default:
+      throw new InvalidOptionError('database', `unsupported URL "${redact(url)}": use postgres://, mysql://, mariadb:// or sqlite:<path>`);
+  }
+}
+
+/** Hides a password in a connection URL, for error messages and logs. */
+export function redact(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
+}

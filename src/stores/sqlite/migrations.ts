@@ -1,0 +1,48 @@
+import type { Migration } from '../shared/migration.js';
+import type { TableNames } from '../shared/naming.js';
+
+/**
+ * Schema versions, applied in order, each once. Never edit a released entry; append a new one.
+ * BIGINT columns get INTEGER affinity (64-bit). AUTOINCREMENT keeps seq from ever being reused after
+ * a purge deleted the highest rows, so seq order stays insertion order.
+ */
+export function sqliteMigrations(t: TableNames, indexPrefix: string): Migration[] {
+  // Index names are database-wide in SQLite, so they carry the prefix.
+  const bare = (name: string) => `"${indexPrefix}${name}"`;
+  return [
+    {
+      id: 1,
+      name: 'outbox',
+      up: [
+        `CREATE TABLE IF NOT EXISTS ${t.outbox} (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          message_id TEXT NOT NULL,
+          type TEXT NOT NULL,
+          msg_key TEXT NOT NULL,
+          topic TEXT NOT NULL,
+          ordering_key TEXT NOT NULL,
+          key_seq BIGINT NOT NULL DEFAULT 0,
+          version INTEGER NOT NULL,
+          headers TEXT NOT NULL,
+          payload TEXT NOT NULL,
+          traceparent TEXT,
+          tracestate TEXT,
+          created_at BIGINT NOT NULL,
+          status TEXT NOT NULL DEFAULT 'pending',
+          attempts INTEGER NOT NULL DEFAULT 0,
+          next_attempt_at BIGINT NOT NULL,
+          claimed_by TEXT,
+          last_error TEXT,
+          sent_at BIGINT,
+          CONSTRAINT ${bare('outbox_message_id')} UNIQUE (message_id),
+          CONSTRAINT ${bare('outbox_type_key')} UNIQUE (type, msg_key)
+        )`,
+        `CREATE INDEX IF NOT EXISTS ${bare('outbox_due')} ON ${t.outbox} (next_attempt_at, seq) WHERE status = 'pending'`,
+        `CREATE INDEX IF NOT EXISTS ${bare('outbox_sent')} ON ${t.outbox} (sent_at) WHERE status = 'sent'`,
+        `CREATE INDEX IF NOT EXISTS ${bare('outbox_unsent_key')} ON ${t.outbox} (ordering_key, key_seq) WHERE status <> 'sent'`,
+        `CREATE TABLE IF NOT EXISTS ${t.outboxKeys} (ordering_key TEXT PRIMARY KEY, last_seq BIGINT NOT NULL)`,
+        `CREATE TABLE IF NOT EXISTS ${t.leases} (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at BIGINT NOT NULL)`,
+      ],
+    },
+  ];
+}

@@ -1,0 +1,218 @@
+import { createRequire } from 'node:module';
+import { z } from 'zod';
+import { DriverMissingError, StoreError, SuretyError } from '../../core/errors.js';
+import { parseOptions } from '../../core/options.js';
+import type {
+  ClaimRequest,
+  FailureUpdate,
+  InsertResult,
+  NewOutboxRow,
+  OutboxRow,
+  OutboxStats,
+  OutboxStore,
+} from '../../ports/outbox-store.js';
+import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
+import { applyMigrations } from '../shared/apply-migrations.js';
+import { checkIdentifier, tableNames } from '../shared/naming.js';
+import { clipError, toOutboxRow } from '../shared/outbox-row.js';
+import { statsFromRows } from '../shared/stats.js';
+import { sqliteExecutor, sqliteTransaction, withDatabaseLock, type SqliteDatabaseLike } from './executor.js';
+import { sqliteMigrations } from './migrations.js';
+import * as sql from './outbox-sql.js';
+
+const optionsSchema = z.object({
+  /** Database file the store opens (and closes), `:memory:` for a private in-memory one. Either this or `database`. */
+  path: z.string().min(1).optional(),
+  /** An open better-sqlite3 Database, shared with the application. Its settings are left as they are. */
+  database: z
+    .custom<SqliteDatabaseLike>(
+      (v) => typeof (v as { prepare?: unknown } | null)?.prepare === 'function',
+      'must be a better-sqlite3 Database',
+    )
+    .optional(),
+  tablePrefix: z.string().default('surety_'),
+  /** How long a statement waits for another process's write lock (databases opened from `path`). */
+  busyTimeoutMs: z.number().int().min(0).max(600_000).default(5_000),
+});
+
+export type SqliteStoreOptions = z.input<typeof optionsSchema>;
+
+/**
+ * Outbox store on SQLite (better-sqlite3). A database opened from `path` gets WAL mode,
+ * synchronous=NORMAL and a busy timeout.
+ *
+ * Within a process, every store operation and every {@link sqliteTransaction} on the same `Database`
+ * queue on one lock, so the relay's statements never slip into an application transaction that is
+ * open across awaits. Open transactions on a shared `Database` only through `sqliteTransaction` (or
+ * `store.transaction`); inside one, use its `tx` (store methods called there reject rather than
+ * wait for the transaction they are part of). Another process (a relay elsewhere) may open the same file: SQLite's file
+ * locks and the busy timeout serialise writers across processes.
+ * @example
+ * const store = await createSqliteOutboxStore({ path: 'app.sqlite' });
+ * await store.migrate();
+ * await store.transaction((tx) => outbox.add(tx, { type: 'order.created', key: 'o-1', payload: {} }));
+ */
+export async function createSqliteOutboxStore(options: SqliteStoreOptions): Promise<SqliteOutboxStore> {
+  const o = parseOptions(optionsSchema, options, 'sqlite');
+  if (!o.path === !o.database) {
+    throw new SuretyError('SURETY_INVALID_OPTION', 'invalid option "sqlite": give exactly one of "path" or "database"');
+  }
+  checkIdentifier('sqlite.tablePrefix', o.tablePrefix);
+  if (o.database) return new SqliteOutboxStore(o.database, false, o.tablePrefix);
+  const Database = loadBetterSqlite3();
+  let db: SqliteDatabaseLike;
+  try {
+    db = new Database(o.path!);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma(`busy_timeout = ${o.busyTimeoutMs}`);
+  } catch (err) {
+    throw new StoreError(`SQLite: cannot open "${o.path}": ${(err as Error).message}`, { cause: err });
+  }
+  return new SqliteOutboxStore(db, true, o.tablePrefix);
+}
+
+function loadBetterSqlite3(): new (path: string) => SqliteDatabaseLike {
+  try {
+    const require = createRequire(import.meta.url);
+    return require('better-sqlite3') as new (path: string) => SqliteDatabaseLike;
+  } catch (err) {
+    throw new DriverMissingError('better-sqlite3', { cause: err });
+  }
+}
+
+export class SqliteOutboxStore implements OutboxStore {
+  readonly dialect = 'sqlite' as const;
+  readonly tables;
+  readonly outboxTable: string;
+
+  constructor(
+    readonly db: SqliteDatabaseLike,
+    private readonly ownsDb: boolean,
+    private readonly prefix: string,
+  ) {
+    this.tables = tableNames(prefix, (n) => `"${n}"`);
+    this.outboxTable = this.tables.outbox;
+  }
+
+  /** DDL is transactional in SQLite; BEGIN IMMEDIATE also serialises migrators in other processes. */
+  async migrate(): Promise<void> {
+    try {
+      await sqliteTransaction(this.db, (tx) =>
+        applyMigrations(tx, this.tables.migrations, sqliteMigrations(this.tables, this.prefix), () => '?', Date.now()),
+      );
+    } catch (err) {
+      throw new SuretyError('SURETY_MIGRATION_FAILED', `SQLite migration failed: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+  }
+
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return sqliteTransaction(this.db, work);
+  }
+
+  async insert(tx: SqlExecutor, row: NewOutboxRow, options: { ordered: boolean }): Promise<InsertResult> {
+    let keySeq = 0;
+    if (options.ordered) {
+      const { rows } = await tx.query<{ last_seq: number }>(sql.nextKeySeq(this.tables), [row.orderingKey]);
+      keySeq = Number(rows[0]!.last_seq);
+    }
+    const { rowCount } = await tx.query(sql.insertOutbox(this.tables), [
+      row.messageId,
+      row.type,
+      row.key,
+      row.topic,
+      row.orderingKey,
+      keySeq,
+      row.version,
+      JSON.stringify(row.headers),
+      row.payload,
+      row.traceparent,
+      row.tracestate,
+      row.createdAt,
+      row.createdAt,
+    ]);
+    if (rowCount === 1) return { inserted: true, messageId: row.messageId };
+    const existing = await tx.query<{ message_id: string }>(sql.selectMessageIdByTypeKey(this.tables), [
+      row.type,
+      row.key,
+    ]);
+    return { inserted: false, messageId: existing.rows[0]!.message_id };
+  }
+
+  /** No-op: SQLite cannot signal commits to other processes; relays poll (and the in-process outbox wakes its relay). */
+  async notifyOnCommit(): Promise<void> {}
+
+  async claim(req: ClaimRequest): Promise<OutboxRow[]> {
+    const { rows } = await this.run(sql.claimOutbox(this.tables, this.prefix, req.ordered), [
+      req.now + req.leaseMs,
+      req.owner,
+      req.now,
+      req.limit,
+    ]);
+    return rows.map(toOutboxRow).sort((a, b) => a.seq - b.seq);
+  }
+
+  async markSent(seqs: readonly number[], now: number): Promise<number> {
+    if (seqs.length === 0) return 0;
+    return (await this.run(sql.markSent(this.tables), [now, JSON.stringify(seqs)])).rowCount;
+  }
+
+  async recordFailure(u: FailureUpdate): Promise<boolean> {
+    const res = await this.run(sql.recordFailure(this.tables), [
+      u.attempts,
+      u.nextAttemptAt,
+      u.dead ? 'dead' : 'pending',
+      clipError(u.error),
+      u.seq,
+      u.owner,
+    ]);
+    return res.rowCount === 1;
+  }
+
+  async release(owner: string, seqs: readonly number[], now: number): Promise<number> {
+    if (seqs.length === 0) return 0;
+    return (await this.run(sql.releaseClaims(this.tables), [now, owner, JSON.stringify(seqs)])).rowCount;
+  }
+
+  async purgeSent(before: number, limit: number): Promise<number> {
+    return (await this.run(sql.purgeSent(this.tables), [before, limit])).rowCount;
+  }
+
+  async stats(): Promise<OutboxStats> {
+    return statsFromRows((await this.run(sql.stats(this.tables))).rows);
+  }
+
+  async acquireLease(name: string, owner: string, now: number, ttlMs: number): Promise<boolean> {
+    return (await this.run(sql.acquireLease(this.tables), [name, owner, now + ttlMs, now])).rowCount === 1;
+  }
+
+  async get(messageId: string): Promise<OutboxRow | undefined> {
+    const { rows } = await this.run(sql.selectByMessageId(this.tables), [messageId]);
+    return rows[0] ? toOutboxRow(rows[0]) : undefined;
+  }
+
+  /** Waits for queued operations and open store transactions, then closes a database the store opened. */
+  async close(): Promise<void> {
+    await withDatabaseLock(this.db, async () => {
+      if (this.ownsDb) this.db.close();
+    });
+  }
+
+  /** One statement under the database lock; autocommit, so it is its own transaction. */
+  private async run(text: string, values?: unknown[]): Promise<SqlResult> {
+    try {
+      return await withDatabaseLock(this.db, async () => {
+        if (this.db.inTransaction) {
+          throw new StoreError(
+            'SQLite: a transaction is open on this Database outside sqliteTransaction(); the store will not run inside it',
+          );
+        }
+        return sqliteExecutor(this.db).query(text, values);
+      });
+    } catch (err) {
+      throw err instanceof StoreError ? err : new StoreError(`SQLite: ${(err as Error).message}`, { cause: err });
+    }
+  }
+}

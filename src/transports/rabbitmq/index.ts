@@ -1,0 +1,15 @@
+/** RabbitMQ transport: confirmed publishing, manual-ack consumption, topology, reconnection. */
+export { createRabbitMqTransport, type RabbitMqTransport } from './transport.js';
+export type { RabbitMqTransportOptions, RabbitMqRoute } from './options.js';
+export {
+  declareTopology,
+  type Topology,
+  type ExchangeSpec,
+  type ExchangeType,
+  type QueueSpec,
+  type QueueType,
+  type QueueOverflow,
+  type BindingSpec,
+} from './topology.js';
+export type { QueueInspection } from './inspect-queue.js';
+export type { AmqpTopologyChannel } from './driver.js';

@@ -1,0 +1,101 @@
+import { createBackoff, type Backoff, type BackoffOptions } from '../../core/backoff.js';
+import { InvalidOptionError } from '../../core/errors.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
+import { resolveTopology, type ResolvedTopology, type Topology } from './topology.js';
+import { nonEmptyString, optionalBoolean, optionalFunction, optionalInteger, optionalRecord } from './validate.js';
+
+/** Where a topic is published: exchange and routing key. */
+export interface RabbitMqRoute {
+  readonly exchange: string;
+  readonly routingKey: string;
+}
+
+export interface RabbitMqTransportOptions {
+  /** `amqp://user:pass@host:5672/vhost` (or `amqps://`). */
+  readonly url: string;
+  /** Connection name shown by the management UI and `rabbitmqctl list_connections`. Default `surety`. */
+  readonly connectionName?: string;
+  /** Exchange topics are published to. Default `surety`. */
+  readonly exchange?: string;
+  /** Declare `exchange` as a durable topic exchange on every connect. Default true. */
+  readonly declareExchange?: boolean;
+  /** Maps a topic to its exchange and routing key. Default: `exchange` and the topic itself. */
+  readonly route?: (topic: string) => RabbitMqRoute;
+  /** Declared on every (re)connect, before the transport reports ready. */
+  readonly topology?: Topology;
+  /** A publish not confirmed within this time rejects with SURETY_PUBLISH_TIMEOUT. Default 10000. */
+  readonly publishTimeoutMs?: number;
+  /** How long `close()` waits for in-flight confirms and handlers. Default 5000. */
+  readonly closeTimeoutMs?: number;
+  /** Default prefetch of subscriptions. Default 100. */
+  readonly prefetch?: number;
+  /** Queue consumed for a group and topic. Default: the group name. */
+  readonly queueForGroup?: (group: string, topic: string) => string;
+  /** Delays between reconnect attempts. Default 100 ms doubling to 10 s, 20% jitter. */
+  readonly reconnect?: BackoffOptions;
+  /** Pino-compatible logger. Default: silent. */
+  readonly logger?: Logger;
+}
+
+export interface ResolvedRabbitMqOptions {
+  readonly url: string;
+  readonly connectionName: string;
+  readonly exchange: string;
+  readonly route: (topic: string) => RabbitMqRoute;
+  /** The user's topology plus, unless disabled, the default exchange. */
+  readonly topology: ResolvedTopology;
+  readonly publishTimeoutMs: number;
+  readonly closeTimeoutMs: number;
+  readonly prefetch: number;
+  readonly queueForGroup: (group: string, topic: string) => string;
+  readonly reconnect: Backoff;
+  readonly logger: Logger;
+}
+
+const DEFAULT_RECONNECT: BackoffOptions = { initialMs: 100, factor: 2, maxMs: 10_000, jitter: 0.2 };
+const MAX_TIMEOUT_MS = 2_147_483_647; // setTimeout's limit
+
+/** Validates options once, into a frozen object; a bad option throws InvalidOptionError naming it. */
+export function resolveOptions(input: RabbitMqTransportOptions): ResolvedRabbitMqOptions {
+  const raw = optionalRecord(input, 'options');
+  if (!raw) throw new InvalidOptionError('options', 'must be an object with at least "url"');
+  const url = nonEmptyString(raw.url, 'url');
+  if (!/^amqps?:\/\//.test(url)) throw new InvalidOptionError('url', 'must start with "amqp://" or "amqps://"');
+  const exchange = nonEmptyString(raw.exchange ?? 'surety', 'exchange');
+  const declareExchange = optionalBoolean(raw.declareExchange, 'declareExchange', true);
+  const route = optionalFunction<(topic: string) => RabbitMqRoute>(raw.route, 'route');
+  const topology = resolveTopology(raw.topology as Topology | undefined);
+  const logger = raw.logger === undefined ? silentLogger : checkLogger(raw.logger);
+  const reconnectInput = optionalRecord(raw.reconnect, 'reconnect') as BackoffOptions | undefined;
+  const withDefault =
+    declareExchange && !topology.exchanges.some((e) => e.name === exchange)
+      ? {
+          ...topology,
+          exchanges: Object.freeze([{ name: exchange, type: 'topic' as const, durable: true }, ...topology.exchanges]),
+        }
+      : topology;
+  return Object.freeze({
+    url,
+    connectionName: nonEmptyString(raw.connectionName ?? 'surety', 'connectionName'),
+    exchange,
+    route: route ?? ((topic: string) => ({ exchange, routingKey: topic })),
+    topology: Object.freeze(withDefault),
+    publishTimeoutMs: optionalInteger(raw.publishTimeoutMs, 'publishTimeoutMs', 1, MAX_TIMEOUT_MS) ?? 10_000,
+    closeTimeoutMs: optionalInteger(raw.closeTimeoutMs, 'closeTimeoutMs', 0, MAX_TIMEOUT_MS) ?? 5_000,
+    prefetch: optionalInteger(raw.prefetch, 'prefetch', 1, 65_535) ?? 100,
+    queueForGroup:
+      optionalFunction<(group: string, topic: string) => string>(raw.queueForGroup, 'queueForGroup') ??
+      ((group: string) => group),
+    reconnect: createBackoff({ ...DEFAULT_RECONNECT, ...reconnectInput }, 'reconnect'),
+    logger,
+  });
+}
+
+function checkLogger(value: unknown): Logger {
+  const logger = value as Record<string, unknown>;
+  for (const level of ['debug', 'info', 'warn', 'error']) {
+    if (typeof logger?.[level] !== 'function')
+      throw new InvalidOptionError('logger', `must have a ${level}(obj, msg) method (pino-compatible)`);
+  }
+  return value as Logger;
+}

@@ -1,0 +1,114 @@
+import { describeError } from '../../core/errors.js';
+import type { Delivery, Subscription } from '../../ports/transport.js';
+import { ChannelKeeper } from './channel-keeper.js';
+import type { ConnectionManager } from './connection.js';
+import { AmqpDelivery, type ChannelLiveness } from './delivery.js';
+import type { AmqpChannel, AmqpMessage } from './driver.js';
+import type { RabbitMqRoute, ResolvedRabbitMqOptions } from './options.js';
+
+/** One queue a subscription consumes, and the routes bound to it. */
+export interface ConsumedQueue {
+  readonly queue: string;
+  readonly bindings: readonly RabbitMqRoute[];
+  /** Declare the queue (quorum, durable) because the topology does not. */
+  readonly declare: boolean;
+}
+
+interface ConsumerState extends ChannelLiveness {
+  readonly consumerTags: string[];
+}
+
+/**
+ * Consumes a group's queues on a channel of its own with manual ack, and re-establishes the
+ * consumers on every reconnect.
+ */
+export class RabbitMqSubscription implements Subscription {
+  private readonly keeper: ChannelKeeper<ConsumerState>;
+  private readonly running = new Set<Promise<void>>();
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    manager: ConnectionManager,
+    private readonly options: ResolvedRabbitMqOptions,
+    private readonly queues: readonly ConsumedQueue[],
+    private readonly prefetch: number,
+    private readonly handler: (delivery: Delivery) => Promise<void>,
+    private readonly onClosed: () => void,
+  ) {
+    this.keeper = new ChannelKeeper(manager, options, {
+      label: `subscription ${queues.map((q) => q.queue).join(',')}`,
+      create: (connection) => connection.createChannel(),
+      setup: (channel) => this.setup(channel),
+      opened: () => {},
+      lost: () => options.logger.warn({ queues: this.queueNames() }, 'rabbitmq consumer channel lost; resubscribing'),
+      beforeClose: (channel, state) => this.drain(channel, state),
+    });
+  }
+
+  /** Subscribes on the current connection (throwing if that fails), then keeps it subscribed. */
+  async start(): Promise<void> {
+    await this.keeper.openNow();
+    this.keeper.run();
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.keeper.stop().finally(this.onClosed);
+    return this.closing;
+  }
+
+  private async setup(channel: AmqpChannel): Promise<ConsumerState> {
+    const state: ConsumerState = { open: true, consumerTags: [] };
+    channel.on('close', () => (state.open = false));
+    await channel.prefetch(this.prefetch);
+    for (const q of this.queues) {
+      if (q.declare) await channel.assertQueue(q.queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      for (const b of q.bindings) await channel.bindQueue(q.queue, b.exchange, b.routingKey);
+      const { consumerTag } = await channel.consume(q.queue, (msg) => this.receive(channel, state, msg), {
+        noAck: false,
+      });
+      state.consumerTags.push(consumerTag);
+    }
+    return state;
+  }
+
+  private receive(channel: AmqpChannel, state: ConsumerState, msg: AmqpMessage | null): void {
+    if (msg === null) {
+      // The broker cancelled the consumer (queue deleted); a fresh channel redeclares and resubscribes.
+      this.options.logger.warn({ queues: this.queueNames() }, 'rabbitmq cancelled the consumer; resubscribing');
+      void channel.close().catch(() => {});
+      return;
+    }
+    const run = this.handle(new AmqpDelivery(channel, state, msg));
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
+  }
+
+  /** A handler may settle later, after it returns; only a handler that throws unsettled gets a retry. */
+  private async handle(delivery: AmqpDelivery): Promise<void> {
+    try {
+      await this.handler(delivery);
+    } catch (err) {
+      this.options.logger.error(
+        { err: describeError(err), messageId: delivery.message.id },
+        'subscription handler failed',
+      );
+      if (!delivery.settled) await delivery.retry();
+    }
+  }
+
+  /** Stops new deliveries and waits (bounded) for running handlers before the channel closes. */
+  private async drain(channel: AmqpChannel, state: ConsumerState): Promise<void> {
+    for (const tag of state.consumerTags) await channel.cancel(tag).catch(() => {});
+    if (this.running.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.running]),
+      new Promise((resolve) => (timer = setTimeout(resolve, this.options.closeTimeoutMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  private queueNames(): string {
+    return this.queues.map((q) => q.queue).join(',');
+  }
+}

@@ -1,0 +1,131 @@
+import { InvalidOptionError, SuretyError, describeError } from '../../core/errors.js';
+import type { Delivery, OutgoingMessage, SubscribeOptions, Subscription, Transport } from '../../ports/transport.js';
+import { ConnectionManager } from './connection.js';
+import { loadAmqplib, type AmqpDriver } from './driver.js';
+import { inspectQueue, type QueueInspection } from './inspect-queue.js';
+import {
+  resolveOptions,
+  type RabbitMqRoute,
+  type RabbitMqTransportOptions,
+  type ResolvedRabbitMqOptions,
+} from './options.js';
+import { ConfirmPublisher } from './publisher.js';
+import { RabbitMqSubscription, type ConsumedQueue } from './subscription.js';
+
+/** The RabbitMQ transport: the `Transport` port plus a look at queues for diagnostics. */
+export interface RabbitMqTransport extends Transport {
+  readonly name: 'rabbitmq';
+  readonly settlement: 'ack';
+  /** Message and consumer counts of a queue, or undefined when it does not exist. */
+  inspectQueue(name: string): Promise<QueueInspection | undefined>;
+}
+
+/**
+ * Creates a RabbitMQ transport and starts connecting in the background. amqplib is imported here,
+ * on first use; without it this rejects with DriverMissingError. Options are validated at once
+ * (InvalidOptionError).
+ *
+ * @example
+ * ```ts
+ * const transport = await createRabbitMqTransport({ url: 'amqp://guest:guest@localhost:5672' });
+ * if (!(await transport.waitUntilReady(5_000))) throw new Error('RabbitMQ unreachable');
+ * await transport.publish({ topic: 'order.created', message: encodeEnvelope(envelope) });
+ * await transport.close();
+ * ```
+ */
+export async function createRabbitMqTransport(options: RabbitMqTransportOptions): Promise<RabbitMqTransport> {
+  const resolved = resolveOptions(options);
+  return startRabbitMqTransport(resolved, await loadAmqplib());
+}
+
+function startRabbitMqTransport(options: ResolvedRabbitMqOptions, driver: AmqpDriver): RabbitMqTransport {
+  const manager = new ConnectionManager(driver, options);
+  const publisher = new ConfirmPublisher(manager, options);
+  const subscriptions = new Set<RabbitMqSubscription>();
+  let closed = false;
+  publisher.start();
+  manager.start();
+
+  return Object.freeze({
+    name: 'rabbitmq' as const,
+    settlement: 'ack' as const,
+    publish: (out: OutgoingMessage) => publisher.publish(out),
+    isReady: () => publisher.isReady(),
+    waitUntilReady: (timeoutMs: number) => publisher.waitUntilReady(timeoutMs),
+    inspectQueue: (name: string) => inspectQueue(manager, name),
+
+    async subscribe(
+      subscribeOptions: SubscribeOptions,
+      handler: (delivery: Delivery) => Promise<void>,
+    ): Promise<Subscription> {
+      if (closed) throw new SuretyError('SURETY_TRANSPORT_CLOSED', 'the RabbitMQ transport is closed');
+      const { queues, prefetch } = planSubscription(options, subscribeOptions);
+      const subscription = new RabbitMqSubscription(manager, options, queues, prefetch, handler, () =>
+        subscriptions.delete(subscription),
+      );
+      subscriptions.add(subscription); // before starting, so that a concurrent close() stops it too
+      try {
+        await subscription.start();
+      } catch (err) {
+        await subscription.close();
+        throw closed
+          ? new SuretyError('SURETY_TRANSPORT_CLOSED', 'the RabbitMQ transport closed while subscribing')
+          : translateSubscribeError(err, queues);
+      }
+      return subscription;
+    },
+
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await Promise.all([publisher.close(), ...[...subscriptions].map((s) => s.close())]);
+      await manager.close();
+    },
+  });
+}
+
+function planSubscription(
+  options: ResolvedRabbitMqOptions,
+  input: SubscribeOptions,
+): { queues: ConsumedQueue[]; prefetch: number } {
+  if (typeof input?.group !== 'string' || input.group.length === 0)
+    throw new InvalidOptionError('group', 'must be a non-empty string');
+  if (
+    !Array.isArray(input.topics) ||
+    input.topics.length === 0 ||
+    input.topics.some((t) => typeof t !== 'string' || t.length === 0)
+  ) {
+    throw new InvalidOptionError('topics', 'must be a non-empty list of non-empty strings');
+  }
+  const prefetch = input.prefetch ?? options.prefetch;
+  if (!Number.isInteger(prefetch) || prefetch < 1 || prefetch > 65_535)
+    throw new InvalidOptionError('prefetch', 'must be an integer from 1 to 65535');
+  const byQueue = new Map<string, RabbitMqRoute[]>();
+  for (const topic of input.topics) {
+    const queue = options.queueForGroup(input.group, topic);
+    if (typeof queue !== 'string' || queue.length === 0)
+      throw new InvalidOptionError('queueForGroup', 'must return a non-empty queue name');
+    const routes = byQueue.get(queue) ?? [];
+    routes.push(options.route(topic));
+    byQueue.set(queue, routes);
+  }
+  const declared = new Set(options.topology.queues.map((q) => q.name));
+  const queues = [...byQueue].map(([queue, bindings]) => ({ queue, bindings, declare: !declared.has(queue) }));
+  return { queues, prefetch };
+}
+
+/** The broker refusing a declare, bind or consume (an AMQP reply code) is a configuration problem. */
+function translateSubscribeError(err: unknown, queues: readonly ConsumedQueue[]): SuretyError {
+  const names = queues.map((q) => q.queue).join(', ');
+  const replyCode = (err as { code?: unknown } | null)?.code;
+  if (typeof replyCode === 'number') {
+    return new SuretyError(
+      'SURETY_INVALID_OPTION',
+      `RabbitMQ refused the subscription to ${names}: ${describeError(err)}`,
+      { cause: err },
+    );
+  }
+  return new SuretyError('SURETY_CONNECTION_LOST', `could not subscribe to ${names}: ${describeError(err)}`, {
+    cause: err,
+  });
+}

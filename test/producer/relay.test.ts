@@ -1,0 +1,179 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/core/logger.js';
+import type { OutboxRow } from '../../src/ports/outbox-store.js';
+import { Outbox } from '../../src/producer/outbox.js';
+import { OutboxRelay } from '../../src/producer/outbox-relay.js';
+import type { RelayOptions } from '../../src/producer/relay-options.js';
+import { RetentionJob } from '../../src/producer/retention.js';
+import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
+import type { StoreFixture } from '../conformance/outbox-store-suite.js';
+import { testEnv } from '../support/env.js';
+import { RabbitProbe } from '../support/rabbit.js';
+import { storeFixtures } from '../support/stores.js';
+import { ManualClock, waitFor } from '../support/wait.js';
+
+type Rabbit = Awaited<ReturnType<typeof createRabbitMqTransport>>;
+
+for (const [dialect, makeFixture] of Object.entries(storeFixtures)) {
+  describe(`relay on ${dialect} with RabbitMQ`, () => {
+    let f: StoreFixture;
+    let probe: RabbitProbe;
+    let transport: Rabbit;
+    let relays: OutboxRelay[];
+
+    beforeEach(async () => {
+      f = await makeFixture(`relay_${dialect}`);
+      probe = await RabbitProbe.open(`relay_${dialect}`);
+      transport = await createRabbitMqTransport({ url: testEnv.amqpUrl, exchange: probe.exchange, publishTimeoutMs: 5_000 });
+      relays = [];
+    });
+    afterEach(async () => {
+      for (const r of relays) await r.stop();
+      await transport.close();
+      await probe.close();
+      await f.teardown();
+    });
+
+    const relay = (extra: Partial<RelayOptions> = {}) => {
+      const r = new OutboxRelay({ store: f.store, publisher: transport, logger: silentLogger, retention: false, pollIntervalMs: 50, ...extra });
+      relays.push(r);
+      return r;
+    };
+    const outbox = new Outbox({ store: { insert: (...a) => f.store.insert(...a), notifyOnCommit: (tx) => f.store.notifyOnCommit(tx) } });
+    const addCommitted = async (type: string, key?: string) => {
+      const t = await f.begin();
+      const res = await outbox.add(t.tx, { type, ...(key ? { key } : {}), payload: { type, key } });
+      await t.commit();
+      return res;
+    };
+
+    it('publishes committed messages, marks them sent on confirm, never publishes a rolled-back one', async () => {
+      const queue = await probe.bindQueue('order.*');
+      const a = await addCommitted('order.created', 'o-1');
+      const dup = await addCommitted('order.created', 'o-1');
+      expect(dup).toMatchObject({ duplicate: true, messageId: a.messageId });
+      const t = await f.begin();
+      const rolledBack = await outbox.add(t.tx, { type: 'order.created', key: 'o-2', payload: {} });
+      await t.rollback();
+      const b = await addCommitted('order.paid', 'o-1');
+      expect(await relay().runOnce()).toBe(2);
+      const ids = await probe.collect(queue, 2);
+      expect(ids.sort()).toEqual([a.messageId, b.messageId].sort());
+      expect(ids).not.toContain(rolledBack.messageId);
+      expect((await f.store.get(a.messageId))?.status).toBe('sent');
+      expect((await f.store.get(b.messageId))?.status).toBe('sent');
+      expect(await f.store.stats()).toMatchObject({ pending: 0, sent: 2, dead: 0 });
+    });
+
+    it('publishes every row when transactions commit out of id order', async () => {
+      if (!f.concurrentWriters) return; // SQLite has one writer: commits cannot interleave
+      const queue = await probe.bindQueue('#');
+      const r = relay();
+      await r.start();
+      const open = await Promise.all(Array.from({ length: 20 }, () => f.begin()));
+      const ids: string[] = [];
+      for (const t of open) ids.push((await outbox.add(t.tx, { type: 'order.created', payload: {} })).messageId);
+      // Commit newest first: each commit lands below rows the relay may already have published.
+      for (const t of [...open].reverse()) {
+        await t.commit();
+        r.wake();
+      }
+      const got = await probe.collect(queue, 20);
+      expect(new Set(got)).toEqual(new Set(ids));
+      await waitFor('all rows sent', async () => (await f.store.stats()).sent === 20);
+    });
+
+    it('never marks an unroutable message sent; it goes dead after the last attempt and the alert fires', async () => {
+      await probe.bindQueue('order.*');
+      const dead: OutboxRow[] = [];
+      const r = relay({ maxAttempts: 3, backoff: { schedule: [20], jitter: 0 }, onDead: (row) => void dead.push(row) });
+      const { messageId } = await addCommitted('nobody.listens');
+      await r.start();
+      await waitFor('dead alert', () => dead.length === 1);
+      const row = await f.store.get(messageId);
+      expect(row).toMatchObject({ status: 'dead', attempts: 3, sentAt: null });
+      expect(row?.lastError).toContain('SURETY_PUBLISH_UNROUTABLE');
+      expect(dead[0]).toMatchObject({ messageId, status: 'dead' });
+    });
+
+    it('keeps a nacked row pending and retries it until the broker takes it', async () => {
+      // A classic queue that holds one message and rejects the rest: RabbitMQ nacks the overflow.
+      const queue = await probe.bindQueue('stock.#', { 'x-max-length': 1, 'x-overflow': 'reject-publish' });
+      const ids = [(await addCommitted('stock.reserved')).messageId, (await addCommitted('stock.reserved')).messageId];
+      const r = relay({ backoff: { schedule: [50], jitter: 0 } });
+      await r.runOnce();
+      const rows = await Promise.all(ids.map((id) => f.store.get(id)));
+      expect(rows.map((x) => x?.status).sort()).toEqual(['pending', 'sent']);
+      const nacked = rows.find((x) => x?.status === 'pending')!;
+      expect(nacked.attempts).toBe(1);
+      expect(nacked.lastError).toContain('SURETY_PUBLISH_NACKED');
+      await probe.drain(queue);
+      await r.start();
+      await waitFor('nacked row sent on retry', async () => (await f.store.get(nacked.messageId))?.status === 'sent');
+      expect(await probe.collect(queue, 1)).toEqual([nacked.messageId]);
+    });
+
+    it('does not let a failing row delay the others, and honours the backoff schedule', async () => {
+      const queue = await probe.bindQueue('order.*');
+      const clock = new ManualClock();
+      const clocked = new Outbox({ store: { insert: (...a) => f.store.insert(...a), notifyOnCommit: async () => undefined }, clock });
+      const t = await f.begin();
+      const poison = await clocked.add(t.tx, { type: 'nobody.listens', payload: {} });
+      const good: string[] = [];
+      for (let i = 0; i < 30; i++) good.push((await clocked.add(t.tx, { type: 'order.created', payload: { i } })).messageId);
+      await t.commit();
+      const schedule = [1_000, 5_000, 30_000];
+      const r = relay({ clock, maxAttempts: 4, backoff: { schedule, jitter: 0 } });
+      expect(await r.runOnce()).toBe(31);
+      expect(new Set(await probe.collect(queue, 30))).toEqual(new Set(good));
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        const row = (await f.store.get(poison.messageId))!;
+        expect(row).toMatchObject({ status: 'pending', attempts: attempt, nextAttemptAt: clock.now() + schedule[attempt - 1]! });
+        clock.advance(schedule[attempt - 1]! - 1);
+        expect(await r.runOnce()).toBe(0); // not due one millisecond early
+        clock.advance(1);
+        expect(await r.runOnce()).toBe(1);
+      }
+      expect(await f.store.get(poison.messageId)).toMatchObject({ status: 'dead', attempts: 4 });
+    });
+
+    it('retention deletes only sent rows older than the limit', async () => {
+      await probe.bindQueue('#');
+      const clock = new ManualClock();
+      const clocked = new Outbox({ store: { insert: (...a) => f.store.insert(...a), notifyOnCommit: async () => undefined }, clock });
+      const add = async (type: string) => {
+        const t = await f.begin();
+        const r = await clocked.add(t.tx, { type, payload: {} });
+        await t.commit();
+        return r.messageId;
+      };
+      const old = await add('order.created');
+      const r = relay({ clock });
+      await r.runOnce();
+      clock.advance(60_000);
+      const recent = await add('order.created');
+      await r.runOnce();
+      const unroutablePending = await add('nobody.listens');
+      const job = new RetentionJob(f.store, 'purger', clock, { sentMaxAgeMs: 30_000, intervalMs: 1_000, batchSize: 10 }, silentLogger);
+      expect(await job.runOnce()).toBe(1);
+      expect(await f.store.get(old)).toBeUndefined();
+      expect((await f.store.get(recent))?.status).toBe('sent');
+      expect((await f.store.get(unroutablePending))?.status).toBe('pending');
+      expect(await new RetentionJob(f.store, 'other', clock, { sentMaxAgeMs: 0, intervalMs: 1_000, batchSize: 10 }, silentLogger).runOnce()).toBe(0);
+    });
+
+    it('stops gracefully: in-flight publishes settle and nothing stays claimed', async () => {
+      const queue = await probe.bindQueue('#');
+      for (let i = 0; i < 300; i++) await addCommitted('order.created');
+      const r = relay({ batchSize: 100 });
+      await r.start();
+      await waitFor('some rows sent', async () => (await f.store.stats()).sent > 0);
+      await r.stop();
+      const stats = await f.store.stats();
+      const delivered = new Set(await probe.drain(queue));
+      expect(delivered.size).toBeGreaterThanOrEqual(stats.sent);
+      const rest = await relay().runOnce();
+      expect(rest + stats.sent).toBe(300);
+    });
+  });
+}

@@ -1,0 +1,21 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** Runs a TypeScript file under tsx in a child process. */
+export function spawnTs(relativeToTest: string, env: Record<string, string>): ChildProcess {
+  const file = fileURLToPath(new URL(`../${relativeToTest}`, import.meta.url));
+  return spawn(process.execPath, ['--import', 'tsx', file], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Resolves with the exit code and signal once the child has exited. */
+export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode, stderr });
+    else child.once('exit', (code, signal) => resolve({ code, signal, stderr }));
+  });
+}

@@ -1,0 +1,179 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import { connect, type Channel, type ChannelModel } from 'amqplib';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { WireMessage } from '../../src/core/wire.js';
+import {
+  createRabbitMqTransport,
+  declareTopology,
+  type RabbitMqTransport,
+  type RabbitMqTransportOptions,
+} from '../../src/transports/rabbitmq/index.js';
+import { testEnv, uniqueName } from '../support/env.js';
+import { waitFor } from '../support/wait.js';
+
+const run = promisify(execFile);
+
+function wireMessage(): WireMessage {
+  return { id: randomUUID(), headers: { 'surety-type': 'order.created' }, body: Buffer.from('{"total":42}') };
+}
+
+/** The broker's own account of a queue's type and arguments. */
+async function describeQueue(name: string): Promise<string> {
+  const { stdout } = await run('rabbitmqctl', ['list_queues', 'name', 'type', 'arguments', '-q']);
+  return stdout.split('\n').find((line) => line.startsWith(`${name}\t`)) ?? '';
+}
+
+describe('rabbitmq transport: topology', () => {
+  let admin: ChannelModel;
+  let ch: Channel;
+  let cleanups: Array<() => Promise<unknown>> = [];
+
+  beforeAll(async () => {
+    admin = await connect(testEnv.amqpUrl);
+    admin.on('error', () => {});
+  });
+  afterAll(async () => {
+    await admin.close();
+  });
+  beforeEach(async () => {
+    ch = await admin.createChannel();
+    ch.on('error', () => {});
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    cleanups = [];
+    await ch.close().catch(() => {}); // a refused declaration may have closed it
+  });
+
+  function forget(kind: 'queue' | 'exchange', name: string): void {
+    cleanups.push(async () => {
+      const c = await admin.createChannel();
+      if (kind === 'queue') await c.deleteQueue(name);
+      else await c.deleteExchange(name);
+      await c.close();
+    });
+  }
+
+  async function open(options: Partial<RabbitMqTransportOptions> & { exchange: string }): Promise<RabbitMqTransport> {
+    forget('exchange', options.exchange);
+    for (const q of options.topology?.queues ?? []) forget('queue', q.name);
+    for (const e of options.topology?.exchanges ?? []) forget('exchange', e.name);
+    const t = await createRabbitMqTransport({
+      url: testEnv.amqpUrl,
+      connectionName: uniqueName('topology'),
+      ...options,
+    });
+    cleanups.push(() => t.close());
+    expect(await t.waitUntilReady(10_000)).toBe(true);
+    return t;
+  }
+
+  it('declares a quorum queue with a delivery limit that dead-letters after the limit of retries', async () => {
+    const exchange = uniqueName('dlx_main');
+    const dlx = uniqueName('dlx');
+    const work = uniqueName('dlx_work');
+    const dead = uniqueName('dlx_dead');
+    const t = await open({
+      exchange,
+      topology: {
+        exchanges: [{ name: dlx, type: 'fanout' }],
+        queues: [
+          { name: work, deliveryLimit: 2, deadLetterExchange: dlx },
+          { name: dead, type: 'classic' },
+        ],
+        bindings: [
+          { exchange, queue: work, pattern: 'order.*' },
+          { exchange: dlx, queue: dead, pattern: '' },
+        ],
+      },
+    });
+    const line = await describeQueue(work);
+    expect(line).toContain('quorum');
+    expect(line).toContain('{"x-delivery-limit",2}');
+    expect(line).toContain(`{"x-dead-letter-exchange","${dlx}"}`);
+
+    const seen: number[] = [];
+    await t.subscribe({ group: work, topics: ['order.created'] }, async (d) => {
+      seen.push(d.redeliveries);
+      await d.retry();
+    });
+    const sent = wireMessage();
+    await t.publish({ topic: 'order.created', message: sent });
+
+    await waitFor('the dead letter', async () => (await t.inspectQueue(dead))?.messageCount === 1, 15_000);
+    expect(seen).toEqual([0, 1, 2]);
+    const dl = await ch.get(dead, { noAck: true });
+    if (dl === false) throw new Error('dead-letter queue is empty');
+    expect(dl.properties.messageId).toBe(sent.id);
+    expect(dl.properties.headers?.['x-first-death-queue']).toBe(work);
+    expect(dl.properties.headers?.['x-first-death-reason']).toBe('delivery_limit');
+  });
+
+  it('inspectQueue reports message and consumer counts, or undefined for a missing queue', async () => {
+    const exchange = uniqueName('inspect');
+    const queue = uniqueName('inspect_q');
+    const t = await open({
+      exchange,
+      topology: { queues: [{ name: queue }], bindings: [{ exchange, queue, pattern: '#' }] },
+    });
+    await Promise.all([1, 2, 3].map(() => t.publish({ topic: 'order.created', message: wireMessage() })));
+    expect(await t.inspectQueue(queue)).toEqual({ messageCount: 3, consumerCount: 0 });
+    expect(await t.inspectQueue(uniqueName('missing'))).toBeUndefined();
+
+    const subscription = await t.subscribe({ group: queue, topics: ['order.created'], prefetch: 1 }, async () => {});
+    await waitFor('one message handed out', async () => (await t.inspectQueue(queue))?.messageCount === 2, 10_000);
+    expect(await t.inspectQueue(queue)).toEqual({ messageCount: 2, consumerCount: 1 });
+    await subscription.close();
+  });
+
+  it('declareTopology declares on any channel; a conflicting redeclaration is refused by the broker', async () => {
+    const exchange = uniqueName('declare');
+    const queue = uniqueName('declare_q');
+    forget('exchange', exchange);
+    forget('queue', queue);
+    await declareTopology(ch, {
+      exchanges: [{ name: exchange, type: 'direct' }],
+      queues: [{ name: queue, maxLength: 10, overflow: 'drop-head' }],
+      bindings: [{ exchange, queue, pattern: 'k' }],
+    });
+    await declareTopology(ch, { queues: [{ name: queue, maxLength: 10, overflow: 'drop-head' }] }); // idempotent
+    expect(await describeQueue(queue)).toContain('{"x-max-length",10}');
+    await expect(declareTopology(ch, { queues: [{ name: queue, type: 'classic' }] })).rejects.toMatchObject({
+      code: 406,
+    });
+  });
+
+  it('subscribing to an existing queue of another shape fails with a clear error instead of retrying forever', async () => {
+    const exchange = uniqueName('conflict');
+    const queue = uniqueName('conflict_q');
+    forget('queue', queue);
+    await ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'classic' } });
+    const t = await open({ exchange });
+    const attempt = t.subscribe({ group: queue, topics: ['order.created'] }, async () => {});
+    await expect(attempt).rejects.toMatchObject({ code: 'SURETY_INVALID_OPTION' });
+    // Listing the queue in the topology tells the transport not to declare it.
+    const t2 = await open({ exchange, topology: { queues: [{ name: queue, type: 'classic' }] } });
+    const subscription = await t2.subscribe({ group: queue, topics: ['order.created'] }, async (d) => d.ack());
+    await subscription.close();
+  });
+
+  it('consumes several topics of a group from per-topic queues when queueForGroup says so', async () => {
+    const exchange = uniqueName('per_topic');
+    const queueOf = (group: string, topic: string): string => `${group}.${topic}`;
+    const group = uniqueName('per_topic_group');
+    for (const topic of ['order.created', 'order.paid']) forget('queue', queueOf(group, topic));
+    const t = await open({ exchange, queueForGroup: queueOf });
+    const topics: string[] = [];
+    await t.subscribe({ group, topics: ['order.created', 'order.paid'] }, async (d) => {
+      topics.push(d.topic);
+      await d.ack();
+    });
+    await t.publish({ topic: 'order.created', message: wireMessage() });
+    await t.publish({ topic: 'order.paid', message: wireMessage() });
+    await waitFor('both messages', () => topics.length === 2, 10_000);
+    expect(topics.sort()).toEqual(['order.created', 'order.paid']);
+    expect(await t.inspectQueue(queueOf(group, 'order.paid'))).toEqual({ messageCount: 0, consumerCount: 1 });
+  });
+});

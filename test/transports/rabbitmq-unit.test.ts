@@ -1,0 +1,217 @@
+import { describe, expect, it } from 'vitest';
+import { DriverMissingError, InvalidOptionError, PublishError } from '../../src/core/errors.js';
+import type { WireMessage } from '../../src/core/wire.js';
+import { ConfirmTracker, returnKey, type PendingPublish } from '../../src/transports/rabbitmq/confirm-tracker.js';
+import type { AmqpMessage } from '../../src/transports/rabbitmq/driver.js';
+import { loadAmqplib } from '../../src/transports/rabbitmq/driver.js';
+import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
+import { resolveOptions, type RabbitMqTransportOptions } from '../../src/transports/rabbitmq/options.js';
+import { fromAmqpMessage, redeliveriesOf, toPublishOptions } from '../../src/transports/rabbitmq/wire-mapping.js';
+
+const url = 'amqp://guest:guest@127.0.0.1:5672';
+
+function optionError(options: unknown): InvalidOptionError {
+  try {
+    resolveOptions(options as RabbitMqTransportOptions);
+  } catch (err) {
+    if (err instanceof InvalidOptionError) return err;
+    throw err;
+  }
+  throw new Error('expected an InvalidOptionError');
+}
+
+describe('rabbitmq options', () => {
+  it('fills defaults into a frozen object and declares the default exchange', () => {
+    const o = resolveOptions({ url });
+    expect(Object.isFrozen(o)).toBe(true);
+    expect(o).toMatchObject({
+      exchange: 'surety',
+      connectionName: 'surety',
+      publishTimeoutMs: 10_000,
+      closeTimeoutMs: 5_000,
+      prefetch: 100,
+    });
+    expect(o.topology.exchanges).toEqual([{ name: 'surety', type: 'topic', durable: true }]);
+    expect(o.route('order.created')).toEqual({ exchange: 'surety', routingKey: 'order.created' });
+    expect(o.queueForGroup('billing', 'order.created')).toBe('billing');
+    expect(resolveOptions({ url, declareExchange: false }).topology.exchanges).toEqual([]);
+  });
+
+  it('names the offending option and its allowed values', () => {
+    expect(optionError({ url: 'http://x' }).option).toBe('url');
+    expect(optionError({ url, publishTimeoutMs: 0 }).option).toBe('publishTimeoutMs');
+    expect(optionError({ url, prefetch: 70_000 }).message).toContain('from 1 to 65535');
+    expect(optionError({ url, reconnect: { initialMs: 500, maxMs: 100 } }).option).toBe('reconnect.maxMs');
+    expect(optionError({ url, logger: { info: () => {} } }).option).toBe('logger');
+    expect(optionError({ url, route: 'x' }).option).toBe('route');
+    const type = optionError({ url, topology: { queues: [{ name: 'q', type: 'lazy' }] } });
+    expect(type.option).toBe('topology.queues[0].type');
+    expect(type.message).toContain('"quorum", "classic"');
+    expect(optionError({ url, topology: { queues: [{ name: 'q', type: 'classic', deliveryLimit: 3 }] } }).option).toBe(
+      'topology.queues[0].deliveryLimit',
+    );
+    expect(optionError({ url, topology: { queues: [{ name: 'q', durable: false }] } }).option).toBe(
+      'topology.queues[0].durable',
+    );
+    expect(optionError({ url, topology: { queues: [{ name: 'q', overflow: 'reject-publish-dlx' }] } }).option).toBe(
+      'topology.queues[0].overflow',
+    );
+    expect(optionError({ url, topology: { bindings: [{ exchange: 'e', pattern: '#' }] } }).option).toBe(
+      'topology.bindings[0].queue',
+    );
+  });
+
+  it('maps queue options to x-arguments', () => {
+    const o = resolveOptions({
+      url,
+      declareExchange: false,
+      topology: {
+        queues: [
+          {
+            name: 'work',
+            deliveryLimit: 5,
+            deadLetterExchange: 'dlx',
+            deadLetterRoutingKey: 'dead',
+            arguments: { 'x-max-length-bytes': 10 },
+          },
+          { name: 'capped', type: 'classic', maxLength: 1, overflow: 'reject-publish', durable: false },
+        ],
+      },
+    });
+    expect(o.topology.queues).toEqual([
+      {
+        name: 'work',
+        durable: true,
+        arguments: {
+          'x-max-length-bytes': 10,
+          'x-queue-type': 'quorum',
+          'x-dead-letter-exchange': 'dlx',
+          'x-dead-letter-routing-key': 'dead',
+          'x-delivery-limit': 5,
+        },
+      },
+      {
+        name: 'capped',
+        durable: false,
+        arguments: { 'x-queue-type': 'classic', 'x-max-length': 1, 'x-overflow': 'reject-publish' },
+      },
+    ]);
+  });
+
+  it('rejects bad options before loading the driver or connecting', async () => {
+    await expect(createRabbitMqTransport({ url: 'nope' })).rejects.toBeInstanceOf(InvalidOptionError);
+  });
+});
+
+describe('rabbitmq driver loading', () => {
+  it('turns a missing amqplib into DriverMissingError', async () => {
+    const missing = Object.assign(new Error('Cannot find package'), { code: 'ERR_MODULE_NOT_FOUND' });
+    const err = await loadAmqplib(() => Promise.reject(missing)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DriverMissingError);
+    expect(err).toMatchObject({ code: 'SURETY_DRIVER_MISSING', cause: missing });
+    expect((err as Error).message).toContain('amqplib');
+  });
+
+  it('passes other import failures through and loads the real module', async () => {
+    const broken = new SyntaxError('bad');
+    await expect(loadAmqplib(() => Promise.reject(broken))).rejects.toBe(broken);
+    expect(typeof (await loadAmqplib()).connect).toBe('function');
+  });
+});
+
+describe('rabbitmq wire mapping', () => {
+  const wire: WireMessage = {
+    id: '0190b5a0-0000-7000-8000-000000000001',
+    headers: { 'surety-type': 'order.created', 'surety-created-at': '2024-05-01T12:00:00.500Z', 'x-tenant': 'acme' },
+    body: Buffer.from('{"total":42}'),
+  };
+
+  it('publishes persistent, mandatory JSON with the native id, type and timestamp', () => {
+    expect(toPublishOptions(wire)).toEqual({
+      mandatory: true,
+      deliveryMode: 2,
+      contentType: 'application/json',
+      messageId: wire.id,
+      type: 'order.created',
+      timestamp: Date.parse('2024-05-01T12:00:00Z') / 1000,
+      headers: wire.headers,
+    });
+  });
+
+  it('reads a delivery back into a wire message with text headers only', () => {
+    const msg: AmqpMessage = {
+      content: wire.body,
+      fields: { deliveryTag: 1, redelivered: false, exchange: 'e', routingKey: 'order.created' },
+      properties: {
+        messageId: wire.id,
+        headers: {
+          'x-tenant': Buffer.from('acme'),
+          'surety-type': 'order.created',
+          'x-delivery-count': 2,
+          'x-death': [{}],
+        },
+      },
+    };
+    expect(fromAmqpMessage(msg)).toEqual({
+      id: wire.id,
+      headers: { 'x-tenant': 'acme', 'surety-type': 'order.created' },
+      body: wire.body,
+    });
+    expect(redeliveriesOf(msg)).toBe(2);
+    expect(redeliveriesOf({ ...msg, properties: {}, fields: { ...msg.fields, redelivered: true } })).toBe(1);
+    expect(redeliveriesOf({ ...msg, properties: {} })).toBe(0);
+  });
+});
+
+describe('rabbitmq confirm tracking', () => {
+  type Outcome = 'pending' | 'ok' | string;
+
+  function harness() {
+    const outcomes = new Map<PendingPublish, Outcome>();
+    const tracker = new ConfirmTracker((p, err) => {
+      p.settled = true;
+      outcomes.set(p, err ? err.code : 'ok');
+    });
+    const send = (id: string, topic = 't'): PendingPublish => {
+      const p: PendingPublish = {
+        out: { topic, message: { id, headers: {}, body: Buffer.alloc(0) } },
+        deadline: Number.MAX_SAFE_INTEGER,
+        returnKey: '',
+        returned: false,
+        settled: false,
+        resolve: () => {},
+        reject: () => {},
+      };
+      outcomes.set(p, 'pending');
+      tracker.sent(p, returnKey('ex', topic, id));
+      return p;
+    };
+    return { tracker, send, outcome: (p: PendingPublish) => outcomes.get(p) };
+  }
+
+  it('fails exactly the returned publish, even when another publish has the same id', () => {
+    const { tracker, send, outcome } = harness();
+    const routed = send('same', 'bound');
+    const other = send('other', 'nowhere');
+    const unroutable = send('same', 'nowhere');
+    const again = send('same', 'nowhere');
+    // Returns come in publish order and carry exchange, routing key and message id.
+    expect(tracker.returned(returnKey('ex', 'nowhere', 'same'))).toBe(true);
+    tracker.acked(4, true);
+    expect([routed, other, unroutable, again].map(outcome)).toEqual(['ok', 'ok', 'SURETY_PUBLISH_UNROUTABLE', 'ok']);
+    expect(tracker.size).toBe(0);
+    expect(tracker.returned(returnKey('ex', 'nowhere', 'same'))).toBe(false);
+  });
+
+  it('settles single and multiple acks and nacks by delivery tag', () => {
+    const { tracker, send, outcome } = harness();
+    const ps = ['a', 'b', 'c', 'd'].map((id) => send(id));
+    tracker.acked(2, false);
+    expect(ps.map(outcome)).toEqual(['pending', 'ok', 'pending', 'pending']);
+    tracker.nacked(3, true);
+    expect(ps.map(outcome)).toEqual(['SURETY_PUBLISH_NACKED', 'ok', 'SURETY_PUBLISH_NACKED', 'pending']);
+    tracker.failAll(() => new PublishError('SURETY_CONNECTION_LOST', 'gone'));
+    expect(outcome(ps[3]!)).toBe('SURETY_CONNECTION_LOST');
+    expect(tracker.returned(returnKey('ex', 't', 'a'))).toBe(false);
+  });
+});
