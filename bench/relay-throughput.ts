@@ -27,7 +27,8 @@ const EXCHANGE = tag;
 const QUEUE = `${tag}_q`;
 
 const rate = (n: number, ms: number) => Math.round((n / ms) * 1000);
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 async function main(): Promise<void> {
   const conn = await amqp.connect(AMQP_URL);
@@ -41,7 +42,9 @@ async function main(): Promise<void> {
   const outbox = new Outbox({ store });
 
   try {
-    console.log(`Surety relay benchmark: ${N} messages of 1 KiB, PostgreSQL -> RabbitMQ quorum queue, persistent, confirmed\n`);
+    console.log(
+      `Surety relay benchmark: ${N} messages of 1 KiB, PostgreSQL -> RabbitMQ quorum queue, persistent, confirmed\n`,
+    );
     const raw = await rawBaseline(conn, N);
     await admin.purgeQueue(QUEUE);
     const naive = await naiveRelay(store, outbox, N);
@@ -57,14 +60,20 @@ async function main(): Promise<void> {
 
     const lat = await fastPathLatency(store, outbox);
     await admin.purgeQueue(QUEUE);
-    console.log(`fast path, commit -> broker confirm at 200 msg/s for ${LATENCY_SECONDS}s (${lat.n} messages, relay woken only by NOTIFY)`);
-    console.log(`  p50 ${lat.p50.toFixed(2)} ms   p99 ${lat.p99.toFixed(2)} ms   max ${lat.max.toFixed(2)} ms   (target p99 < 10 ms)\n`);
+    console.log(
+      `fast path, commit -> broker confirm at 200 msg/s for ${LATENCY_SECONDS}s (${lat.n} messages, relay woken only by NOTIFY)`,
+    );
+    console.log(
+      `  p50 ${lat.p50.toFixed(2)} ms   p99 ${lat.p99.toFixed(2)} ms   max ${lat.max.toFixed(2)} ms   (target p99 < 10 ms)\n`,
+    );
 
     const cost = await insertOverhead(pool, store, outbox);
     console.log('outbox insert cost in a one-row business transaction (mean of interleaved runs)');
     console.log(`  business transaction alone    ${cost.plain.toFixed(3)} ms`);
     console.log(`  with outbox.add               ${cost.withOutbox.toFixed(3)} ms`);
-    console.log(`  extra                         ${((cost.withOutbox / cost.plain - 1) * 100).toFixed(1)} %   (target < 15 %)`);
+    console.log(
+      `  extra                         ${((cost.withOutbox / cost.plain - 1) * 100).toFixed(1)} %   (target < 15 %)`,
+    );
   } finally {
     await admin.deleteQueue(QUEUE).catch(() => undefined);
     await admin.deleteExchange(EXCHANGE).catch(() => undefined);
@@ -85,13 +94,19 @@ async function rawBaseline(conn: amqp.ChannelModel, n: number): Promise<number> 
   for (let i = 0; i < n; i++) {
     while (inFlight >= 1_000) await new Promise<void>((r) => (wake = r));
     inFlight++;
-    ch.publish(EXCHANGE, 'bench', BODY, { persistent: true, mandatory: true, messageId: String(i), contentType: 'application/json' }, (err) => {
-      if (err) throw err;
-      inFlight--;
-      confirmed++;
-      wake?.();
-      wake = undefined;
-    });
+    ch.publish(
+      EXCHANGE,
+      'bench',
+      BODY,
+      { persistent: true, mandatory: true, messageId: String(i), contentType: 'application/json' },
+      (err) => {
+        if (err) throw err;
+        inFlight--;
+        confirmed++;
+        wake?.();
+        wake = undefined;
+      },
+    );
   }
   await ch.waitForConfirms();
   const ms = performance.now() - start;
@@ -118,6 +133,7 @@ async function naiveRelay(store: PostgresOutboxStore, outbox: Outbox, n: number)
   await clear(store);
   await fill(store, outbox, n);
   const transport = await createRabbitMqTransport({ url: AMQP_URL, exchange: EXCHANGE, declareExchange: false });
+  await transport.waitUntilReady(10_000);
   const start = performance.now();
   let sent = 0;
   for (;;) {
@@ -187,7 +203,9 @@ async function fastPathLatency(store: PostgresOutboxStore, outbox: Outbox) {
     const due = start + i * 5;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const id = await store.transaction(async (tx) => (await outbox.add(tx, { type: 'bench.event', payload: PAYLOAD })).messageId);
+    const id = await store.transaction(
+      async (tx) => (await outbox.add(tx, { type: 'bench.event', payload: PAYLOAD })).messageId,
+    );
     committedAt.set(id, performance.now());
   }
   const deadline = Date.now() + 10_000;
@@ -201,7 +219,9 @@ async function fastPathLatency(store: PostgresOutboxStore, outbox: Outbox) {
 /** A one-row business transaction with and without outbox.add, interleaved to share conditions. */
 async function insertOverhead(pool: pg.Pool, store: PostgresOutboxStore, outbox: Outbox) {
   await clear(store);
-  await pool.query(`CREATE TABLE "${tag}".orders (id BIGSERIAL PRIMARY KEY, customer TEXT NOT NULL, total_cents INT NOT NULL)`);
+  await pool.query(
+    `CREATE TABLE "${tag}".orders (id BIGSERIAL PRIMARY KEY, customer TEXT NOT NULL, total_cents INT NOT NULL)`,
+  );
   const rounds = 3_000;
   let plain = 0;
   let withOutbox = 0;

@@ -35,7 +35,9 @@ const quiet = { debug() {}, info() {}, warn: console.warn, error: console.error 
 const store = await createSqliteOutboxStore({ path: join(dataDir, 'orders.sqlite') });
 await store.migrate();
 await store.transaction((tx) =>
-  tx.query('CREATE TABLE IF NOT EXISTS orders (id TEXT PRIMARY KEY, customer TEXT NOT NULL, total_cents INTEGER NOT NULL)'),
+  tx.query(
+    'CREATE TABLE IF NOT EXISTS orders (id TEXT PRIMARY KEY, customer TEXT NOT NULL, total_cents INTEGER NOT NULL)',
+  ),
 );
 const transport = await createEmbeddedTransport({ path: join(dataDir, 'broker.sqlite') });
 const outbox = new Outbox({ store });
@@ -49,12 +51,16 @@ const subscription = await transport.subscribe({ group: 'billing', topics: ['ord
   const event = decodeEnvelope(delivery.message);
   const lag = Date.now() - event.createdAt.getTime();
   consumed++;
-  console.log(`billing  <- ${event.type} ${event.key} total=${(event.payload as { totalCents: number }).totalCents / 100} (id ${event.id}, ${lag} ms after it was written)`);
+  console.log(
+    `billing  <- ${event.type} ${event.key} total=${(event.payload as { totalCents: number }).totalCents / 100} (id ${event.id}, ${lag} ms after it was written)`,
+  );
   await delivery.ack();
   if (consumed >= stopAfter) void shutdown();
 });
 
-console.log(`Surety demo: orders -> outbox (SQLite) -> relay -> embedded log -> billing consumer. Data in ${dataDir}. Ctrl-C to stop.`);
+console.log(
+  `Surety demo: orders -> outbox (SQLite) -> relay -> embedded log -> billing consumer. Data in ${dataDir}. Ctrl-C to stop.`,
+);
 const timer = setInterval(() => void placeOrder(), intervalMs);
 
 async function placeOrder(): Promise<void> {
@@ -80,7 +86,9 @@ async function shutdown(): Promise<void> {
   const stats = await store.stats();
   await store.close();
   const secs = ((Date.now() - startedAt) / 1000).toFixed(1);
-  console.log(`done: ${produced} orders produced, ${consumed} consumed in ${secs}s; outbox ${stats.pending} pending, ${stats.sent} sent, ${stats.dead} dead`);
+  console.log(
+    `done: ${produced} orders produced, ${consumed} consumed in ${secs}s; outbox ${stats.pending} pending, ${stats.sent} sent, ${stats.dead} dead`,
+  );
 }
 process.once('SIGINT', () => void shutdown());
 process.once('SIGTERM', () => void shutdown());

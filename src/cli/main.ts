@@ -60,8 +60,18 @@ export async function main(argv: string[], out = process.stdout, err = process.s
     } finally {
       await store.close();
     }
-    const result = { command: 'migrate', database: redact(url), dialect: store.dialect, table: store.outboxTable, ok: true };
-    out.write(values.json ? `${JSON.stringify(result)}\n` : `migrated ${store.dialect} (${redact(url)}): ${store.outboxTable} is up to date\n`);
+    const result = {
+      command: 'migrate',
+      database: redact(url),
+      dialect: store.dialect,
+      table: store.outboxTable,
+      ok: true,
+    };
+    out.write(
+      values.json
+        ? `${JSON.stringify(result)}\n`
+        : `migrated ${store.dialect} (${redact(url)}): ${store.outboxTable} is up to date\n`,
+    );
     return 0;
   } catch (e) {
     const usage = e instanceof SuretyError && e.code === 'SURETY_INVALID_OPTION';

@@ -54,9 +54,11 @@ export function decodeEnvelope(wire: { id: unknown; headers: Record<string, unkn
   const type = text(WIRE_HEADERS.type);
   const key = text(WIRE_HEADERS.key);
   const version = Number(text(WIRE_HEADERS.version));
-  if (!Number.isInteger(version) || version < 1) throw new PoisonMessageError(`header "${WIRE_HEADERS.version}" is not an integer >= 1`);
+  if (!Number.isInteger(version) || version < 1)
+    throw new PoisonMessageError(`header "${WIRE_HEADERS.version}" is not an integer >= 1`);
   const createdAt = new Date(text(WIRE_HEADERS.createdAt));
-  if (Number.isNaN(createdAt.getTime())) throw new PoisonMessageError(`header "${WIRE_HEADERS.createdAt}" is not an ISO time`);
+  if (Number.isNaN(createdAt.getTime()))
+    throw new PoisonMessageError(`header "${WIRE_HEADERS.createdAt}" is not an ISO time`);
   let payload: unknown;
   try {
     payload = JSON.parse(wire.body.toString('utf8'));

@@ -26,7 +26,17 @@ export interface OutboxRow {
 
 export type NewOutboxRow = Pick<
   OutboxRow,
-  'messageId' | 'type' | 'key' | 'topic' | 'orderingKey' | 'version' | 'headers' | 'payload' | 'traceparent' | 'tracestate' | 'createdAt'
+  | 'messageId'
+  | 'type'
+  | 'key'
+  | 'topic'
+  | 'orderingKey'
+  | 'version'
+  | 'headers'
+  | 'payload'
+  | 'traceparent'
+  | 'tracestate'
+  | 'createdAt'
 >;
 
 export interface InsertResult {

@@ -90,9 +90,18 @@ export class OutboxRelay {
     await this.retention?.stop();
     await this.stopListening?.().catch(() => undefined);
     await this.loopDone;
-    const deadline = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), this.options.shutdownTimeoutMs).unref());
-    const settled = await Promise.race([Promise.allSettled([...this.inFlight.values()]).then(() => 'ok' as const), deadline]);
-    if (settled === 'timeout') this.log.warn({ inFlight: this.inFlight.size }, 'relay stopped with publishes unconfirmed; their leases will expire');
+    const deadline = new Promise<'timeout'>((r) =>
+      setTimeout(() => r('timeout'), this.options.shutdownTimeoutMs).unref(),
+    );
+    const settled = await Promise.race([
+      Promise.allSettled([...this.inFlight.values()]).then(() => 'ok' as const),
+      deadline,
+    ]);
+    if (settled === 'timeout')
+      this.log.warn(
+        { inFlight: this.inFlight.size },
+        'relay stopped with publishes unconfirmed; their leases will expire',
+      );
     await this.settle();
     this.log.info({ relayId: this.options.relayId }, 'outbox relay stopped');
   }
@@ -138,7 +147,13 @@ export class OutboxRelay {
         continue;
       }
       if (!this.running) {
-        await o.store.release(o.relayId, rows.map((r) => r.seq), o.clock.now()).catch(() => undefined);
+        await o.store
+          .release(
+            o.relayId,
+            rows.map((r) => r.seq),
+            o.clock.now(),
+          )
+          .catch(() => undefined);
         break;
       }
       for (const row of rows) this.publish(row);
@@ -221,18 +236,34 @@ export class OutboxRelay {
     const nextAttemptAt = dead ? now : now + o.backoff.delayMs(attempts);
     const reason = describeError(error);
     try {
-      const recorded = await o.store.recordFailure({ seq: row.seq, owner: o.relayId, attempts, nextAttemptAt, dead, error: reason });
+      const recorded = await o.store.recordFailure({
+        seq: row.seq,
+        owner: o.relayId,
+        attempts,
+        nextAttemptAt,
+        dead,
+        error: reason,
+      });
       if (!recorded) return; // our lease expired and another relay owns the row now
     } catch (err) {
-      this.log.error({ err: describeError(err), messageId: row.messageId }, 'recording a failed publish failed; the lease will expire');
+      this.log.error(
+        { err: describeError(err), messageId: row.messageId },
+        'recording a failed publish failed; the lease will expire',
+      );
       return;
     }
     if (!dead) {
-      this.log.warn({ messageId: row.messageId, type: row.type, attempts, nextAttemptAt, reason }, 'publish failed; will retry');
+      this.log.warn(
+        { messageId: row.messageId, type: row.type, attempts, nextAttemptAt, reason },
+        'publish failed; will retry',
+      );
       return;
     }
     this.metrics.dead.inc();
-    this.log.error({ messageId: row.messageId, type: row.type, key: row.key, attempts, reason }, 'outbox row is dead after its last attempt');
+    this.log.error(
+      { messageId: row.messageId, type: row.type, key: row.key, attempts, reason },
+      'outbox row is dead after its last attempt',
+    );
     try {
       await o.onDead?.({ ...row, attempts, status: 'dead', lastError: reason }, error);
     } catch (err) {

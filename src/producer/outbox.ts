@@ -54,7 +54,8 @@ export class Outbox {
    * were committed so they publish without waiting for a poll.
    */
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    if (!('transaction' in this.store)) throw new TypeError('outbox.transaction needs a full store (with transaction())');
+    if (!('transaction' in this.store))
+      throw new TypeError('outbox.transaction needs a full store (with transaction())');
     const result = await this.store.transaction(work);
     this.committed();
     return result;

@@ -37,7 +37,8 @@ export class RelayMetrics {
     if (!existing('surety_outbox_rows')) {
       let snapshot: Promise<Awaited<ReturnType<OutboxRelayStore['stats']>>> | undefined;
       // One stats query per scrape serves both gauges.
-      const read = () => (snapshot ??= store.stats().finally(() => setTimeout(() => (snapshot = undefined), 100).unref()));
+      const read = () =>
+        (snapshot ??= store.stats().finally(() => setTimeout(() => (snapshot = undefined), 100).unref()));
       new Gauge({
         name: 'surety_outbox_rows',
         help: 'Outbox rows by status',

@@ -70,7 +70,17 @@ export interface ResolvedRelayOptions extends Readonly<Omit<z.output<typeof sche
 }
 
 export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions {
-  const { store, publisher, outbox, clock, logger: _logger, onDead, onConfirmed, registry: _registry, ...rest } = options;
+  const {
+    store,
+    publisher,
+    outbox,
+    clock,
+    logger: _logger,
+    onDead,
+    onConfirmed,
+    registry: _registry,
+    ...rest
+  } = options;
   if (!store) throw new TypeError('relay: "store" is required');
   if (!publisher) throw new TypeError('relay: "publisher" is required');
   const o = parseOptions(schema, rest, 'relay');

@@ -17,19 +17,29 @@ export async function openOutboxStore(options: OpenStoreOptions): Promise<Outbox
     case 'postgres':
     case 'postgresql': {
       const { createPostgresOutboxStore } = await import('./postgres/index.js');
-      return createPostgresOutboxStore({ connectionString: url, ...(tablePrefix ? { tablePrefix } : {}), ...(schema ? { schema } : {}) });
+      return createPostgresOutboxStore({
+        connectionString: url,
+        ...(tablePrefix ? { tablePrefix } : {}),
+        ...(schema ? { schema } : {}),
+      });
     }
     case 'mysql':
     case 'mariadb': {
       const { createMysqlOutboxStore } = await import('./mysql/index.js');
-      return createMysqlOutboxStore({ uri: url.replace(/^mariadb:/i, 'mysql:'), ...(tablePrefix ? { tablePrefix } : {}) });
+      return createMysqlOutboxStore({
+        uri: url.replace(/^mariadb:/i, 'mysql:'),
+        ...(tablePrefix ? { tablePrefix } : {}),
+      });
     }
     case 'sqlite': {
       const { createSqliteOutboxStore } = await import('./sqlite/index.js');
       return createSqliteOutboxStore({ path: url.slice('sqlite:'.length), ...(tablePrefix ? { tablePrefix } : {}) });
     }
     default:
-      throw new InvalidOptionError('database', `unsupported URL "${redact(url)}": use postgres://, mysql://, mariadb:// or sqlite:<path>`);
+      throw new InvalidOptionError(
+        'database',
+        `unsupported URL "${redact(url)}": use postgres://, mysql://, mariadb:// or sqlite:<path>`,
+      );
   }
 }
 

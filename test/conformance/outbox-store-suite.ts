@@ -69,7 +69,11 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
     });
 
     it('stores the row faithfully', async () => {
-      const row = { ...newRow(), headers: { tenant: 'acme' }, traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
+      const row = {
+        ...newRow(),
+        headers: { tenant: 'acme' },
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      };
       await add(row);
       const got = (await f.store.get(row.messageId))!;
       expect(got).toMatchObject({
@@ -114,7 +118,11 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
 
     it('never gives one row to two concurrent claimers', async () => {
       for (let i = 0; i < 200; i++) await add(newRow());
-      const claims = await Promise.all(['a', 'b', 'c', 'd'].map((o) => f.store.claim({ owner: o, limit: 30, now: 10_000, leaseMs: 60_000, ordered: false })));
+      const claims = await Promise.all(
+        ['a', 'b', 'c', 'd'].map((o) =>
+          f.store.claim({ owner: o, limit: 30, now: 10_000, leaseMs: 60_000, ordered: false }),
+        ),
+      );
       const ids = claims.flat().map((r) => r.seq);
       expect(ids.length).toBe(120);
       expect(new Set(ids).size).toBe(120);
@@ -144,10 +152,17 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       const failure = { seq: rb!.seq, attempts: 1, nextAttemptAt: 30_000, dead: false, error: 'nacked' };
       expect(await f.store.recordFailure({ ...failure, owner: 'someone-else' })).toBe(false);
       expect(await f.store.recordFailure({ ...failure, owner: 'r1' })).toBe(true);
-      expect(await f.store.get(b.messageId)).toMatchObject({ status: 'pending', attempts: 1, nextAttemptAt: 30_000, lastError: 'nacked' });
+      expect(await f.store.get(b.messageId)).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        nextAttemptAt: 30_000,
+        lastError: 'nacked',
+      });
       expect(await claimAll(29_999)).toEqual([]);
       const again = await claimAll(30_000);
-      expect(await f.store.recordFailure({ ...failure, seq: again[0]!.seq, attempts: 2, dead: true, owner: 'r1' })).toBe(true);
+      expect(
+        await f.store.recordFailure({ ...failure, seq: again[0]!.seq, attempts: 2, dead: true, owner: 'r1' }),
+      ).toBe(true);
       expect(await f.store.get(b.messageId)).toMatchObject({ status: 'dead', attempts: 2 });
       expect(await claimAll(10_000_000)).toEqual([]);
       expect(await f.store.stats()).toMatchObject({ pending: 0, sent: 1, dead: 1 });
@@ -171,7 +186,14 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       expect(await claimAll(10_000, 'r2', 1000, true)).toEqual([]);
       // A failed head keeps blocking its key.
       const head1 = claimed.find((r) => r.messageId === k1[0]!.messageId)!;
-      await f.store.recordFailure({ seq: head1.seq, owner: 'r1', attempts: 1, nextAttemptAt: 50_000, dead: false, error: 'x' });
+      await f.store.recordFailure({
+        seq: head1.seq,
+        owner: 'r1',
+        attempts: 1,
+        nextAttemptAt: 50_000,
+        dead: false,
+        error: 'x',
+      });
       await f.store.markSent([claimed.find((r) => r.messageId === k2[0]!.messageId)!.seq], 11_000);
       claimed = await claimAll(12_000, 'r1', 1000, true);
       expect(claimed.map((r) => r.messageId)).toEqual([k2[1]!.messageId]);

@@ -48,7 +48,9 @@ describe('broker stopped mid-run and started again', () => {
     const ids: string[] = [];
     const produce = async (n: number) => {
       for (let i = 0; i < n; i++) {
-        ids.push((await outbox.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: { i } }))).messageId);
+        ids.push(
+          (await outbox.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: { i } }))).messageId,
+        );
       }
     };
     await produce(300);

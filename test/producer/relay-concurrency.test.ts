@@ -32,15 +32,25 @@ for (const dialect of ['postgres', 'mysql'] as const) {
         const ids: string[] = [];
         for (let i = 0; i < ROWS; i += 500) {
           await f.store.transaction(async (tx) => {
-            for (let j = 0; j < 500; j++) ids.push((await outbox.add(tx, { type: 'order.created', payload: { n: i + j } })).messageId);
+            for (let j = 0; j < 500; j++)
+              ids.push((await outbox.add(tx, { type: 'order.created', payload: { n: i + j } })).messageId);
           });
         }
         const transports = await Promise.all(
-          Array.from({ length: relayCount }, () => createRabbitMqTransport({ url: testEnv.amqpUrl, exchange: probe.exchange })),
+          Array.from({ length: relayCount }, () =>
+            createRabbitMqTransport({ url: testEnv.amqpUrl, exchange: probe.exchange }),
+          ),
         );
         const relays = transports.map(
           (publisher) =>
-            new OutboxRelay({ store: f.store, publisher, logger: silentLogger, retention: false, batchSize: 200, pollIntervalMs: 20 }),
+            new OutboxRelay({
+              store: f.store,
+              publisher,
+              logger: silentLogger,
+              retention: false,
+              batchSize: 200,
+              pollIntervalMs: 20,
+            }),
         );
         await Promise.all(relays.map((r) => r.start()));
         await waitFor('every row sent', async () => (await f.store.stats()).sent === ROWS, 90_000, 100);

@@ -25,7 +25,8 @@ describe('relay killed with SIGKILL (PostgreSQL -> RabbitMQ)', () => {
     ids = [];
     for (let i = 0; i < ROWS; i += 100) {
       await f.store.transaction(async (tx) => {
-        for (let j = 0; j < 100; j++) ids.push((await outbox.add(tx, { type: 'order.created', payload: { i: i + j } })).messageId);
+        for (let j = 0; j < 100; j++)
+          ids.push((await outbox.add(tx, { type: 'order.created', payload: { i: i + j } })).messageId);
       });
     }
   });
@@ -56,7 +57,13 @@ describe('relay killed with SIGKILL (PostgreSQL -> RabbitMQ)', () => {
 
       // A fresh relay takes over once the dead relay's leases expire.
       const transport = await createRabbitMqTransport({ url: testEnv.amqpUrl, exchange: probe.exchange });
-      const relay = new OutboxRelay({ store: f.store, publisher: transport, logger: silentLogger, retention: false, pollIntervalMs: 100 });
+      const relay = new OutboxRelay({
+        store: f.store,
+        publisher: transport,
+        logger: silentLogger,
+        retention: false,
+        pollIntervalMs: 100,
+      });
       await relay.start();
       await waitFor('every row sent', async () => (await f.store.stats()).sent === ROWS, 60_000);
       await relay.stop();
@@ -83,12 +90,23 @@ describe('relay killed with SIGKILL (PostgreSQL -> RabbitMQ)', () => {
       });
       const gone = exited(child);
       const sentBefore = (await f.store.stats()).sent;
-      await waitFor('the relay to make progress', async () => (await f.store.stats()).sent > sentBefore + 100, 30_000, 5);
+      await waitFor(
+        'the relay to make progress',
+        async () => (await f.store.stats()).sent > sentBefore + 100,
+        30_000,
+        5,
+      );
       child.kill('SIGKILL');
       expect((await gone).signal).toBe('SIGKILL');
     }
     const transport = await createRabbitMqTransport({ url: testEnv.amqpUrl, exchange: probe.exchange });
-    const relay = new OutboxRelay({ store: f.store, publisher: transport, logger: silentLogger, retention: false, pollIntervalMs: 100 });
+    const relay = new OutboxRelay({
+      store: f.store,
+      publisher: transport,
+      logger: silentLogger,
+      retention: false,
+      pollIntervalMs: 100,
+    });
     await relay.start();
     await waitFor('every row sent', async () => (await f.store.stats()).sent === ROWS, 60_000);
     await relay.stop();

@@ -24,7 +24,11 @@ for (const [dialect, makeFixture] of Object.entries(storeFixtures)) {
     beforeEach(async () => {
       f = await makeFixture(`relay_${dialect}`);
       probe = await RabbitProbe.open(`relay_${dialect}`);
-      transport = await createRabbitMqTransport({ url: testEnv.amqpUrl, exchange: probe.exchange, publishTimeoutMs: 5_000 });
+      transport = await createRabbitMqTransport({
+        url: testEnv.amqpUrl,
+        exchange: probe.exchange,
+        publishTimeoutMs: 5_000,
+      });
       relays = [];
     });
     afterEach(async () => {
@@ -35,11 +39,20 @@ for (const [dialect, makeFixture] of Object.entries(storeFixtures)) {
     });
 
     const relay = (extra: Partial<RelayOptions> = {}) => {
-      const r = new OutboxRelay({ store: f.store, publisher: transport, logger: silentLogger, retention: false, pollIntervalMs: 50, ...extra });
+      const r = new OutboxRelay({
+        store: f.store,
+        publisher: transport,
+        logger: silentLogger,
+        retention: false,
+        pollIntervalMs: 50,
+        ...extra,
+      });
       relays.push(r);
       return r;
     };
-    const outbox = new Outbox({ store: { insert: (...a) => f.store.insert(...a), notifyOnCommit: (tx) => f.store.notifyOnCommit(tx) } });
+    const outbox = new Outbox({
+      store: { insert: (...a) => f.store.insert(...a), notifyOnCommit: (tx) => f.store.notifyOnCommit(tx) },
+    });
     const addCommitted = async (type: string, key?: string) => {
       const t = await f.begin();
       const res = await outbox.add(t.tx, { type, ...(key ? { key } : {}), payload: { type, key } });
@@ -116,11 +129,15 @@ for (const [dialect, makeFixture] of Object.entries(storeFixtures)) {
     it('does not let a failing row delay the others, and honours the backoff schedule', async () => {
       const queue = await probe.bindQueue('order.*');
       const clock = new ManualClock();
-      const clocked = new Outbox({ store: { insert: (...a) => f.store.insert(...a), notifyOnCommit: async () => undefined }, clock });
+      const clocked = new Outbox({
+        store: { insert: (...a) => f.store.insert(...a), notifyOnCommit: async () => undefined },
+        clock,
+      });
       const t = await f.begin();
       const poison = await clocked.add(t.tx, { type: 'nobody.listens', payload: {} });
       const good: string[] = [];
-      for (let i = 0; i < 30; i++) good.push((await clocked.add(t.tx, { type: 'order.created', payload: { i } })).messageId);
+      for (let i = 0; i < 30; i++)
+        good.push((await clocked.add(t.tx, { type: 'order.created', payload: { i } })).messageId);
       await t.commit();
       const schedule = [1_000, 5_000, 30_000];
       const r = relay({ clock, maxAttempts: 4, backoff: { schedule, jitter: 0 } });
@@ -128,7 +145,11 @@ for (const [dialect, makeFixture] of Object.entries(storeFixtures)) {
       expect(new Set(await probe.collect(queue, 30))).toEqual(new Set(good));
       for (let attempt = 1; attempt <= 3; attempt++) {
         const row = (await f.store.get(poison.messageId))!;
-        expect(row).toMatchObject({ status: 'pending', attempts: attempt, nextAttemptAt: clock.now() + schedule[attempt - 1]! });
+        expect(row).toMatchObject({
+          status: 'pending',
+          attempts: attempt,
+          nextAttemptAt: clock.now() + schedule[attempt - 1]!,
+        });
         clock.advance(schedule[attempt - 1]! - 1);
         expect(await r.runOnce()).toBe(0); // not due one millisecond early
         clock.advance(1);
@@ -140,7 +161,10 @@ for (const [dialect, makeFixture] of Object.entries(storeFixtures)) {
     it('retention deletes only sent rows older than the limit', async () => {
       await probe.bindQueue('#');
       const clock = new ManualClock();
-      const clocked = new Outbox({ store: { insert: (...a) => f.store.insert(...a), notifyOnCommit: async () => undefined }, clock });
+      const clocked = new Outbox({
+        store: { insert: (...a) => f.store.insert(...a), notifyOnCommit: async () => undefined },
+        clock,
+      });
       const add = async (type: string) => {
         const t = await f.begin();
         const r = await clocked.add(t.tx, { type, payload: {} });
@@ -154,12 +178,26 @@ for (const [dialect, makeFixture] of Object.entries(storeFixtures)) {
       const recent = await add('order.created');
       await r.runOnce();
       const unroutablePending = await add('nobody.listens');
-      const job = new RetentionJob(f.store, 'purger', clock, { sentMaxAgeMs: 30_000, intervalMs: 1_000, batchSize: 10 }, silentLogger);
+      const job = new RetentionJob(
+        f.store,
+        'purger',
+        clock,
+        { sentMaxAgeMs: 30_000, intervalMs: 1_000, batchSize: 10 },
+        silentLogger,
+      );
       expect(await job.runOnce()).toBe(1);
       expect(await f.store.get(old)).toBeUndefined();
       expect((await f.store.get(recent))?.status).toBe('sent');
       expect((await f.store.get(unroutablePending))?.status).toBe('pending');
-      expect(await new RetentionJob(f.store, 'other', clock, { sentMaxAgeMs: 0, intervalMs: 1_000, batchSize: 10 }, silentLogger).runOnce()).toBe(0);
+      expect(
+        await new RetentionJob(
+          f.store,
+          'other',
+          clock,
+          { sentMaxAgeMs: 0, intervalMs: 1_000, batchSize: 10 },
+          silentLogger,
+        ).runOnce(),
+      ).toBe(0);
     });
 
     it('stops gracefully: in-flight publishes settle and nothing stays claimed', async () => {

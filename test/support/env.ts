@@ -7,7 +7,11 @@ export const testEnv = {
 
 /** A short unique name for isolating one test's schema, table prefix, queue or stream. */
 export function uniqueName(label: string): string {
-  const clean = label.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '').slice(0, 24);
+  const clean = label
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '')
+    .slice(0, 24);
   const rand = Math.random().toString(36).slice(2, 8);
   return `t_${clean}_${Date.now().toString(36)}${rand}`;
 }

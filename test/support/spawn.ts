@@ -11,11 +11,14 @@ export function spawnTs(relativeToTest: string, env: Record<string, string>): Ch
 }
 
 /** Resolves with the exit code and signal once the child has exited. */
-export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+export function exited(
+  child: ChildProcess,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode, stderr });
+    if (child.exitCode !== null || child.signalCode !== null)
+      resolve({ code: child.exitCode, signal: child.signalCode, stderr });
     else child.once('exit', (code, signal) => resolve({ code, signal, stderr }));
   });
 }

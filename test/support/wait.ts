@@ -1,5 +1,10 @@
 /** Polls `check` until it returns true or `timeoutMs` passes; throws with `what` on timeout. */
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000, everyMs = 25): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 30_000,
+  everyMs = 25,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return;

@@ -60,7 +60,9 @@ FROM ${t.outbox} GROUP BY status`;
 export const selectByMessageId = (t: TableNames) => `SELECT ${OUTBOX_COLUMNS} FROM ${t.outbox} WHERE message_id = $1`;
 
 /** $1 name, $2 owner, $3 expires at, $4 now. Returns a row only when `owner` holds the lease. */
-export const acquireLease = (t: TableNames) => `INSERT INTO ${t.leases} AS l (name, owner, expires_at) VALUES ($1, $2, $3)
+export const acquireLease = (
+  t: TableNames,
+) => `INSERT INTO ${t.leases} AS l (name, owner, expires_at) VALUES ($1, $2, $3)
 ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
 WHERE l.owner = EXCLUDED.owner OR l.expires_at < $4
 RETURNING owner`;

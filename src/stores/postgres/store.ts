@@ -22,14 +22,19 @@ import * as sql from './outbox-sql.js';
 
 const optionsSchema = z.object({
   /** An existing pg Pool. Either this or `connectionString`. */
-  pool: z.custom<PgPoolLike>((v) => typeof v === 'object' && v !== null && 'connect' in v, 'must be a pg Pool').optional(),
+  pool: z
+    .custom<PgPoolLike>((v) => typeof v === 'object' && v !== null && 'connect' in v, 'must be a pg Pool')
+    .optional(),
   connectionString: z.string().min(1).optional(),
   /** Maximum connections of the pool Surety creates from `connectionString`. */
   poolSize: z.number().int().min(2).max(100).default(4),
   schema: z.string().default(''),
   tablePrefix: z.string().default('surety_'),
   /** LISTEN/NOTIFY channel; defaults to one derived from schema and prefix. */
-  notifyChannel: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/i, 'must be a plain identifier of at most 63 characters').optional(),
+  notifyChannel: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/i, 'must be a plain identifier of at most 63 characters')
+    .optional(),
 });
 
 export type PostgresStoreOptions = z.input<typeof optionsSchema>;
@@ -44,7 +49,10 @@ export type PostgresStoreOptions = z.input<typeof optionsSchema>;
 export async function createPostgresOutboxStore(options: PostgresStoreOptions): Promise<PostgresOutboxStore> {
   const o = parseOptions(optionsSchema, options, 'postgres');
   if (!o.pool && !o.connectionString) {
-    throw new SuretyError('SURETY_INVALID_OPTION', 'invalid option "postgres": give either "pool" or "connectionString"');
+    throw new SuretyError(
+      'SURETY_INVALID_OPTION',
+      'invalid option "postgres": give either "pool" or "connectionString"',
+    );
   }
   checkIdentifier('postgres.schema', o.schema, true);
   checkIdentifier('postgres.tablePrefix', o.tablePrefix);
@@ -57,7 +65,8 @@ export async function createPostgresOutboxStore(options: PostgresStoreOptions): 
     (pool as unknown as { on(ev: string, fn: (e: Error) => void): void }).on('error', () => undefined);
     ownsPool = true;
   }
-  const channel = o.notifyChannel ?? `${o.schema ? `${o.schema}_` : ''}${o.tablePrefix}outbox`.slice(0, 63).toLowerCase();
+  const channel =
+    o.notifyChannel ?? `${o.schema ? `${o.schema}_` : ''}${o.tablePrefix}outbox`.slice(0, 63).toLowerCase();
   return new PostgresOutboxStore(pool, ownsPool, o.schema, o.tablePrefix, channel);
 }
 
@@ -91,10 +100,18 @@ export class PostgresOutboxStore implements OutboxStore {
       await pgTransaction(this.pool, async (tx) => {
         await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [this.tables.migrations]);
         if (this.schema) await tx.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
-        await applyMigrations(tx, this.tables.migrations, postgresMigrations(this.tables, this.prefix), (n) => `$${n}`, Date.now());
+        await applyMigrations(
+          tx,
+          this.tables.migrations,
+          postgresMigrations(this.tables, this.prefix),
+          (n) => `$${n}`,
+          Date.now(),
+        );
       });
     } catch (err) {
-      throw new SuretyError('SURETY_MIGRATION_FAILED', `PostgreSQL migration failed: ${(err as Error).message}`, { cause: err });
+      throw new SuretyError('SURETY_MIGRATION_FAILED', `PostgreSQL migration failed: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
   }
 
@@ -124,7 +141,10 @@ export class PostgresOutboxStore implements OutboxStore {
       this.notifyChannel,
     ]);
     if (rows.length === 1) return { inserted: true, messageId: row.messageId };
-    const existing = await tx.query<{ message_id: string }>(sql.selectMessageIdByTypeKey(this.tables), [row.type, row.key]);
+    const existing = await tx.query<{ message_id: string }>(sql.selectMessageIdByTypeKey(this.tables), [
+      row.type,
+      row.key,
+    ]);
     return { inserted: false, messageId: existing.rows[0]!.message_id };
   }
 
@@ -136,7 +156,12 @@ export class PostgresOutboxStore implements OutboxStore {
     return this.withClient(async (client) => {
       await client.query(`BEGIN; ${sql.CLAIM_PLAN_SETTINGS}`);
       try {
-        const res = await client.query(sql.claimOutbox(this.tables, req.ordered), [req.now, req.limit, req.now + req.leaseMs, req.owner]);
+        const res = await client.query(sql.claimOutbox(this.tables, req.ordered), [
+          req.now,
+          req.limit,
+          req.now + req.leaseMs,
+          req.owner,
+        ]);
         await client.query('COMMIT');
         return (res.rows as Record<string, unknown>[]).map(toOutboxRow).sort((a, b) => a.seq - b.seq);
       } catch (err) {

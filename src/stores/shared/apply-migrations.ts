@@ -21,11 +21,10 @@ export async function applyMigrations(
   for (const m of migrations) {
     if (applied.has(m.id)) continue;
     for (const statement of m.up) await exec.query(statement);
-    await exec.query(`INSERT INTO ${table} (id, name, applied_at) VALUES (${placeholder(1)}, ${placeholder(2)}, ${placeholder(3)})`, [
-      m.id,
-      m.name,
-      now,
-    ]);
+    await exec.query(
+      `INSERT INTO ${table} (id, name, applied_at) VALUES (${placeholder(1)}, ${placeholder(2)}, ${placeholder(3)})`,
+      [m.id, m.name, now],
+    );
     done.push(m.id);
   }
   return done;

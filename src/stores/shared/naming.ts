@@ -6,7 +6,10 @@ const IDENT = /^[A-Za-z_][A-Za-z0-9_]{0,40}$/;
 export function checkIdentifier(option: string, value: string, allowEmpty = false): string {
   if (allowEmpty && value === '') return value;
   if (!IDENT.test(value)) {
-    throw new InvalidOptionError(option, `must match ${IDENT.source} (letters, digits, underscore; at most 41 characters)`);
+    throw new InvalidOptionError(
+      option,
+      `must match ${IDENT.source} (letters, digits, underscore; at most 41 characters)`,
+    );
   }
   return value;
 }

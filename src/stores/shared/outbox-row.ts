@@ -10,7 +10,10 @@ const strOrNull = (v: unknown): string | null => (v === null || v === undefined 
 
 /** Maps a driver row (BIGINT may arrive as string, JSON as text or object) to an {@link OutboxRow}. */
 export function toOutboxRow(r: Record<string, unknown>): OutboxRow {
-  const headers = typeof r.headers === 'string' ? (JSON.parse(r.headers) as Record<string, string>) : (r.headers as Record<string, string>);
+  const headers =
+    typeof r.headers === 'string'
+      ? (JSON.parse(r.headers) as Record<string, string>)
+      : (r.headers as Record<string, string>);
   return {
     seq: num(r.seq),
     messageId: String(r.message_id),
