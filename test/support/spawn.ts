@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** Runs a TypeScript file under tsx in a child process. */
-export function spawnTs(relativeToTest: string, env: Record<string, string>): ChildProcess {
+export function spawnTs(relativeToTest: string, env: Record<string, string>, args: string[] = []): ChildProcess {
   const file = fileURLToPath(new URL(`../${relativeToTest}`, import.meta.url));
-  return spawn(process.execPath, ['--import', 'tsx', file], {
+  return spawn(process.execPath, ['--import', 'tsx', file, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -23,14 +23,17 @@ export const nextKeySeq = (t: TableNames) => `INSERT INTO ${t.outboxKeys} AS k (
 export const CLAIM_PLAN_SETTINGS = 'SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off';
 
 const earlierUnsent = (t: TableNames) =>
-  `AND NOT EXISTS (SELECT 1 FROM ${t.outbox} e WHERE e.ordering_key = c.ordering_key AND e.key_seq < c.key_seq AND e.status <> 'sent')`;
+  `AND NOT EXISTS (SELECT 1 FROM ${t.outbox} e WHERE e.ordering_key = c.ordering_key AND e.key_seq > 0 AND e.key_seq < c.key_seq AND e.status <> 'sent')`;
 
-/** $1 now, $2 limit, $3 lease-until, $4 owner. `= ANY(ARRAY(...))` keeps the outer update on primary-key lookups. */
+/**
+ * $1 now, $2 limit, $3 lease-until, $4 owner. The lease lives in the unindexed `locked_until`, so the
+ * claim is a HOT update (no index writes); rows in flight are skipped by a filter on the due index.
+ * `= ANY(ARRAY(...))` keeps the outer update on primary-key lookups. */
 export const claimOutbox = (t: TableNames, ordered: boolean) => `UPDATE ${t.outbox} o
-SET next_attempt_at = $3, claimed_by = $4
+SET locked_until = $3, claimed_by = $4
 WHERE o.seq = ANY(ARRAY(
   SELECT c.seq FROM ${t.outbox} c
-  WHERE c.status = 'pending' AND c.next_attempt_at <= $1 ${ordered ? earlierUnsent(t) : ''}
+  WHERE c.status = 'pending' AND c.next_attempt_at <= $1 AND (c.locked_until IS NULL OR c.locked_until <= $1) ${ordered ? earlierUnsent(t) : ''}
   ORDER BY c.next_attempt_at, c.seq
   LIMIT $2
   FOR UPDATE SKIP LOCKED))
@@ -44,11 +47,11 @@ WHERE seq = ANY($1::bigint[]) AND status = 'pending'`;
 
 /** $1 seq, $2 owner, $3 attempts, $4 next attempt, $5 status, $6 error. */
 export const recordFailure = (t: TableNames) => `UPDATE ${t.outbox}
-SET attempts = $3, next_attempt_at = $4, status = $5, last_error = $6, claimed_by = NULL
+SET attempts = $3, next_attempt_at = $4, status = $5, last_error = $6, claimed_by = NULL, locked_until = NULL
 WHERE seq = $1 AND claimed_by = $2 AND status = 'pending'`;
 
 export const releaseClaims = (t: TableNames) => `UPDATE ${t.outbox}
-SET next_attempt_at = $3, claimed_by = NULL
+SET locked_until = NULL, claimed_by = NULL
 WHERE claimed_by = $1 AND seq = ANY($2::bigint[]) AND status = 'pending'`;
 
 export const purgeSent = (t: TableNames) => `DELETE FROM ${t.outbox} WHERE seq IN (

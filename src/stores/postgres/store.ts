@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { DriverMissingError, StoreError, SuretyError } from '../../core/errors.js';
@@ -68,6 +69,25 @@ export async function createPostgresOutboxStore(options: PostgresStoreOptions): 
   const channel =
     o.notifyChannel ?? `${o.schema ? `${o.schema}_` : ''}${o.tablePrefix}outbox`.slice(0, 63).toLowerCase();
   return new PostgresOutboxStore(pool, ownsPool, o.schema, o.tablePrefix, channel);
+}
+
+/** pg's query-config form, which prepares a named statement once per connection. */
+interface PgPreparing {
+  query(config: {
+    name: string;
+    text: string;
+    values?: unknown[];
+  }): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
+}
+
+const names = new Map<string, string>();
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (!name) {
+    name = `surety_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+    names.set(text, name);
+  }
+  return name;
 }
 
 function loadPg(): typeof import('pg') {
@@ -191,7 +211,8 @@ export class PostgresOutboxStore implements OutboxStore {
 
   async release(owner: string, seqs: readonly number[], now: number): Promise<number> {
     if (seqs.length === 0) return 0;
-    return (await this.run(sql.releaseClaims(this.tables), [owner, seqs, now])).rowCount;
+    void now; // due again at once: the lease is simply dropped
+    return (await this.run(sql.releaseClaims(this.tables), [owner, seqs])).rowCount;
   }
 
   async purgeSent(before: number, limit: number): Promise<number> {
@@ -242,9 +263,11 @@ export class PostgresOutboxStore implements OutboxStore {
     if (this.ownsPool) await this.pool.end();
   }
 
+  /** Runs one of the store's own statements as a named prepared statement (parsed once per connection). */
   private async run(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[]; rowCount: number }> {
     try {
-      return await pgExecutor(this.pool).query(text, values);
+      const res = await (this.pool as unknown as PgPreparing).query({ name: statementName(text), text, values });
+      return { rows: res.rows, rowCount: res.rowCount ?? 0 };
     } catch (err) {
       throw new StoreError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
     }

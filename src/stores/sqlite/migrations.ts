@@ -39,7 +39,7 @@ export function sqliteMigrations(t: TableNames, indexPrefix: string): Migration[
         )`,
         `CREATE INDEX IF NOT EXISTS ${bare('outbox_due')} ON ${t.outbox} (next_attempt_at, seq) WHERE status = 'pending'`,
         `CREATE INDEX IF NOT EXISTS ${bare('outbox_sent')} ON ${t.outbox} (sent_at) WHERE status = 'sent'`,
-        `CREATE INDEX IF NOT EXISTS ${bare('outbox_unsent_key')} ON ${t.outbox} (ordering_key, key_seq) WHERE status <> 'sent'`,
+        `CREATE INDEX IF NOT EXISTS ${bare('outbox_unsent_key')} ON ${t.outbox} (ordering_key, key_seq) WHERE status <> 'sent' AND key_seq > 0`,
         `CREATE TABLE IF NOT EXISTS ${t.outboxKeys} (ordering_key TEXT PRIMARY KEY, last_seq BIGINT NOT NULL)`,
         `CREATE TABLE IF NOT EXISTS ${t.leases} (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at BIGINT NOT NULL)`,
       ],

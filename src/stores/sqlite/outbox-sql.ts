@@ -27,7 +27,7 @@ export const nextKeySeq = (t: TableNames) => `INSERT INTO ${t.outboxKeys} (order
 ON CONFLICT (ordering_key) DO UPDATE SET last_seq = last_seq + 1 RETURNING last_seq`;
 
 const earlierUnsent = (t: TableNames) =>
-  `AND NOT EXISTS (SELECT 1 FROM ${t.outbox} e WHERE e.ordering_key = c.ordering_key AND e.key_seq < c.key_seq AND e.status <> 'sent')`;
+  `AND NOT EXISTS (SELECT 1 FROM ${t.outbox} e WHERE e.ordering_key = c.ordering_key AND e.key_seq > 0 AND e.key_seq < c.key_seq AND e.status <> 'sent')`;
 
 /**
  * ? lease-until, ? owner, ? now, ? limit. One statement, so it needs no transaction. INDEXED BY pins
