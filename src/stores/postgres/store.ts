@@ -17,7 +17,7 @@ import { applyMigrations } from '../shared/apply-migrations.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
 import { clipError, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
-import { pgExecutor, pgTransaction, type PgPoolLike, type PgQueryable } from './executor.js';
+import { pgTransaction, type PgPoolLike, type PgQueryable } from './executor.js';
 import { postgresMigrations } from './migrations.js';
 import * as sql from './outbox-sql.js';
 
