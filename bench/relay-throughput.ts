@@ -11,7 +11,9 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import amqp from 'amqplib';
 import pg from 'pg';
+import { createEnvelope } from '../src/core/envelope.js';
 import { silentLogger } from '../src/core/logger.js';
+import { encodeEnvelope } from '../src/core/wire.js';
 import { Outbox } from '../src/producer/outbox.js';
 import { OutboxRelay } from '../src/producer/outbox-relay.js';
 import { wireFromRow } from '../src/producer/outbox-rows.js';
@@ -49,15 +51,19 @@ async function main(): Promise<void> {
     );
     const raw = await rawBaseline(conn, N);
     await admin.purgeQueue(QUEUE);
+    const rawWire = await rawBaseline(conn, N, true);
+    await admin.purgeQueue(QUEUE);
     const naive = await naiveRelay(store, outbox, N);
     await admin.purgeQueue(QUEUE);
     const relay = await suretyRelay(store, outbox, N);
     await admin.purgeQueue(QUEUE);
     console.log('throughput (msg/s)');
     console.log(`  raw amqplib confirm baseline  ${raw}`);
+    console.log(`  raw, same wire headers        ${rawWire}`);
     console.log(`  naive relay                   ${naive}`);
     console.log(`  Surety relay                  ${relay}`);
     console.log(`  Surety / raw                  ${(relay / raw).toFixed(2)}   (target >= 0.85)`);
+    console.log(`  Surety / raw with headers     ${(relay / rawWire).toFixed(2)}`);
     console.log(`  Surety / naive                ${(relay / naive).toFixed(2)}   (target >= 1.6)\n`);
 
     const lat = await fastPathLatency(store, outbox);
@@ -86,8 +92,12 @@ async function main(): Promise<void> {
   }
 }
 
-/** Raw amqplib: a confirm channel with at most 1,000 unconfirmed publishes. */
-async function rawBaseline(conn: amqp.ChannelModel, n: number): Promise<number> {
+/**
+ * Raw amqplib: a confirm channel with at most 1,000 unconfirmed publishes. `withWireHeaders` sends the
+ * same properties and headers Surety's wire form carries, for a like-for-like comparison.
+ */
+async function rawBaseline(conn: amqp.ChannelModel, n: number, withWireHeaders = false): Promise<number> {
+  const wire = encodeEnvelope(createEnvelope({ type: 'bench.event', payload: PAYLOAD }));
   const ch = await conn.createConfirmChannel();
   let inFlight = 0;
   let confirmed = 0;

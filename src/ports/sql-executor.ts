@@ -10,5 +10,15 @@ export interface SqlResult<R = Record<string, unknown>> {
  * Adapters for raw driver transaction objects live in each store folder.
  */
 export interface SqlExecutor {
-  query<R = Record<string, unknown>>(sql: string, values?: readonly unknown[]): Promise<SqlResult<R>>;
+  query<R = Record<string, unknown>>(
+    sql: string,
+    values?: readonly unknown[],
+    hints?: QueryHints,
+  ): Promise<SqlResult<R>>;
+}
+
+/** Optional hints an executor may use or ignore. */
+export interface QueryHints {
+  /** A stable name for this statement text: drivers that can prepare it once per connection do so. */
+  readonly name?: string;
 }

@@ -1,8 +1,17 @@
-import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
+import type { QueryHints, SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 
 /** The part of a pg `Client`, `PoolClient` or `Pool` Surety needs (declared here, not imported from pg). */
 export interface PgQueryable {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+}
+
+/** pg's query-config form, which prepares a named statement once per connection. */
+interface PgPreparing {
+  query(config: {
+    name: string;
+    text: string;
+    values?: unknown[];
+  }): Promise<{ rows: unknown[]; rowCount: number | null }>;
 }
 
 export interface PgPoolLike extends PgQueryable {
@@ -20,8 +29,14 @@ export interface PgPoolLike extends PgQueryable {
  */
 export function pgExecutor(client: PgQueryable): SqlExecutor {
   return {
-    async query<R>(sql: string, values?: readonly unknown[]): Promise<SqlResult<R>> {
-      const res = await client.query(sql, values as unknown[] | undefined);
+    async query<R>(sql: string, values?: readonly unknown[], hints?: QueryHints): Promise<SqlResult<R>> {
+      const res = hints?.name
+        ? await (client as unknown as PgPreparing).query({
+            name: hints.name,
+            text: sql,
+            values: values as unknown[] | undefined,
+          })
+        : await client.query(sql, values as unknown[] | undefined);
       return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
     },
   };

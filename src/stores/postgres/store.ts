@@ -145,21 +145,26 @@ export class PostgresOutboxStore implements OutboxStore {
       const { rows } = await tx.query<{ last_seq: string }>(sql.nextKeySeq(this.tables), [row.orderingKey]);
       keySeq = Number(rows[0]!.last_seq);
     }
-    const { rows } = await tx.query<{ message_id: string }>(sql.insertOutbox(this.tables), [
-      row.messageId,
-      row.type,
-      row.key,
-      row.topic,
-      row.orderingKey,
-      keySeq,
-      row.version,
-      JSON.stringify(row.headers),
-      row.payload,
-      row.traceparent,
-      row.tracestate,
-      row.createdAt,
-      this.notifyChannel,
-    ]);
+    const insert = sql.insertOutbox(this.tables);
+    const { rows } = await tx.query<{ message_id: string }>(
+      insert,
+      [
+        row.messageId,
+        row.type,
+        row.key,
+        row.topic,
+        row.orderingKey,
+        keySeq,
+        row.version,
+        JSON.stringify(row.headers),
+        row.payload,
+        row.traceparent,
+        row.tracestate,
+        row.createdAt,
+        this.notifyChannel,
+      ],
+      { name: statementName(insert) },
+    );
     if (rows.length === 1) return { inserted: true, messageId: row.messageId };
     const existing = await tx.query<{ message_id: string }>(sql.selectMessageIdByTypeKey(this.tables), [
       row.type,
