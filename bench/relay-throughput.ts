@@ -106,11 +106,14 @@ async function rawBaseline(conn: amqp.ChannelModel, n: number, withWireHeaders =
   for (let i = 0; i < n; i++) {
     while (inFlight >= 1_000) await new Promise<void>((r) => (wake = r));
     inFlight++;
+    const props = withWireHeaders
+      ? { headers: wire.headers, type: 'bench.event', timestamp: Math.floor(Date.now() / 1000) }
+      : {};
     ch.publish(
       EXCHANGE,
       'bench',
       BODY,
-      { persistent: true, mandatory: true, messageId: String(i), contentType: 'application/json' },
+      { persistent: true, mandatory: true, messageId: String(i), contentType: 'application/json', ...props },
       (err) => {
         if (err) throw err;
         inFlight--;
