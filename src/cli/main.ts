@@ -16,7 +16,11 @@ Options:
 `;
 
 /** Exit codes: 0 done, 1 failed, 2 bad usage. */
-export async function main(argv: string[], out = process.stdout, err = process.stderr): Promise<number> {
+export async function main(
+  argv: string[],
+  out: Pick<NodeJS.WritableStream, 'write'> = process.stdout,
+  err: Pick<NodeJS.WritableStream, 'write'> = process.stderr,
+): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({

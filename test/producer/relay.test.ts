@@ -99,7 +99,17 @@ for (const [dialect, makeFixture] of Object.entries(storeFixtures)) {
     it('never marks an unroutable message sent; it goes dead after the last attempt and the alert fires', async () => {
       await probe.bindQueue('order.*');
       const dead: OutboxRow[] = [];
-      const r = relay({ maxAttempts: 3, backoff: { schedule: [20], jitter: 0 }, onDead: (row) => void dead.push(row) });
+      const errors: { obj: Record<string, unknown>; msg: string | undefined }[] = [];
+      const logger = {
+        ...silentLogger,
+        error: (obj: object, msg?: string) => void errors.push({ obj: obj as Record<string, unknown>, msg }),
+      };
+      const r = relay({
+        maxAttempts: 3,
+        backoff: { schedule: [20], jitter: 0 },
+        logger,
+        onDead: (row) => void dead.push(row),
+      });
       const { messageId } = await addCommitted('nobody.listens');
       await r.start();
       await waitFor('dead alert', () => dead.length === 1);
@@ -107,6 +117,42 @@ for (const [dialect, makeFixture] of Object.entries(storeFixtures)) {
       expect(row).toMatchObject({ status: 'dead', attempts: 3, sentAt: null });
       expect(row?.lastError).toContain('SURETY_PUBLISH_UNROUTABLE');
       expect(dead[0]).toMatchObject({ messageId, status: 'dead' });
+      const line = errors.find((e) => e.obj.messageId === messageId);
+      expect(line?.msg).toMatch(/dead/);
+      expect(String(line?.obj.reason)).toContain('SURETY_PUBLISH_UNROUTABLE');
+      const metrics = await r.registry.metrics();
+      expect(metrics).toMatch(/surety_relay_publish_attempts_total\{outcome="unroutable"\} 3/);
+      expect(metrics).toMatch(/surety_relay_dead_total 1/);
+      expect(metrics).toMatch(/surety_outbox_rows\{status="dead"\} 1/);
+    });
+
+    it('in ordered mode publishes each key in commit order, holding a key back while its head fails', async () => {
+      const queue = await probe.bindQueue('ledger.#');
+      const ordered = new Outbox({ store: f.store, ordered: true });
+      const expected = new Map<string, string[]>();
+      for (let i = 0; i < 15; i++) {
+        const key = `acct-${i % 3}`;
+        // The first entry of acct-0 goes to a topic nobody is bound to yet: it fails and is retried.
+        const topic = i === 0 ? 'late.ledger' : 'ledger.entry';
+        const res = await ordered.transaction((tx) =>
+          ordered.add(tx, { type: 'ledger.entry', key: `e-${i}`, orderingKey: key, topic, payload: { i } }),
+        );
+        expected.set(key, [...(expected.get(key) ?? []), res.messageId]);
+      }
+      const head = expected.get('acct-0')![0]!;
+      const r = relay({ ordered: true, maxInFlight: 100, backoff: { schedule: [100], jitter: 0 } });
+      await r.start();
+      const early = await probe.collect(queue, 10);
+      await waitFor('the head to fail once', async () => ((await f.store.get(head))?.attempts ?? 0) >= 1);
+      const beforeBinding = [...early, ...(await probe.drain(queue))];
+      expect(new Set(beforeBinding)).toEqual(new Set([...expected.get('acct-1')!, ...expected.get('acct-2')!]));
+      await probe.bind(queue, 'late.#');
+      const got = [...beforeBinding, ...(await probe.collect(queue, 5))];
+      const position = new Map(got.map((id, i) => [id, i]));
+      for (const ids of expected.values()) {
+        const seen = ids.map((id) => position.get(id)!);
+        expect(seen).toEqual([...seen].sort((a, b) => a - b));
+      }
     });
 
     it('keeps a nacked row pending and retries it until the broker takes it', async () => {

@@ -36,6 +36,11 @@ export class RabbitProbe {
     return queue;
   }
 
+  /** Adds a binding to an existing queue. */
+  async bind(queue: string, pattern: string): Promise<void> {
+    await this.ch.bindQueue(queue, this.exchange, pattern);
+  }
+
   async purge(queue: string): Promise<void> {
     await this.ch.purgeQueue(queue);
   }
