@@ -23,3 +23,5 @@ export type { RelayOptions } from './producer/relay-options.js';
 export type { Logger } from './core/logger.js';
 export { silentLogger } from './core/logger.js';
 export { openOutboxStore } from './stores/open-store.js';
+export * from './consumer/index.js';
+export type * from './ports/consumer-store.js';

@@ -7,8 +7,10 @@
  * transaction on a second connection, and the claim query's plan text.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ConsumerStore } from '../../src/ports/consumer-store.js';
 import type { NewOutboxRow, OutboxStore } from '../../src/ports/outbox-store.js';
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
+import type { TableNames } from '../../src/stores/shared/naming.js';
 import { newRow } from '../support/rows.js';
 
 export interface OpenTransaction {
@@ -18,7 +20,8 @@ export interface OpenTransaction {
 }
 
 export interface StoreFixture {
-  readonly store: OutboxStore;
+  /** Every store is also a ConsumerStore (see consumer-store-suite.ts). */
+  readonly store: OutboxStore & ConsumerStore & { readonly tables: TableNames };
   /** A transaction on its own connection, left open until commit/rollback. */
   begin(): Promise<OpenTransaction>;
   /** The plan of the claim query as text, after the fixture made statistics misleading. */

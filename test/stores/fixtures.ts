@@ -1,14 +1,17 @@
 import pg from 'pg';
-import { createPostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createPostgresOutboxStore, type PostgresOutboxStore } from '../../src/stores/postgres/index.js';
 import { pgExecutor } from '../../src/stores/postgres/executor.js';
 import { claimOutbox, CLAIM_PLAN_SETTINGS } from '../../src/stores/postgres/outbox-sql.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { testEnv, uniqueName } from '../support/env.js';
 
 /** PostgreSQL store in its own schema, dropped at teardown. */
-export async function makePostgresFixture(label = 'pg'): Promise<StoreFixture & { pool: pg.Pool; schema: string }> {
+export async function makePostgresFixture(
+  label = 'pg',
+): Promise<StoreFixture & { pool: pg.Pool; schema: string; store: PostgresOutboxStore }> {
   const schema = uniqueName(label);
   const pool = new pg.Pool({ connectionString: testEnv.postgresUrl, max: 32 });
+  pool.on('error', () => undefined); // idle clients cut by a server restart must not crash the run
   const store = await createPostgresOutboxStore({ pool, schema });
   await store.migrate();
   return {

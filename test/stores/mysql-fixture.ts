@@ -1,12 +1,14 @@
 import mysql from 'mysql2/promise';
 import { mysqlExecutor } from '../../src/stores/mysql/executor.js';
-import { createMysqlOutboxStore } from '../../src/stores/mysql/index.js';
+import { createMysqlOutboxStore, type MysqlOutboxStore } from '../../src/stores/mysql/index.js';
 import { indexNames, selectClaimable } from '../../src/stores/mysql/outbox-sql.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { testEnv, uniqueName } from '../support/env.js';
 
 /** MySQL/MariaDB store under its own table prefix; its tables are dropped at teardown. */
-export async function makeMysqlFixture(label = 'mysql'): Promise<StoreFixture & { pool: mysql.Pool; prefix: string }> {
+export async function makeMysqlFixture(
+  label = 'mysql',
+): Promise<StoreFixture & { pool: mysql.Pool; prefix: string; store: MysqlOutboxStore }> {
   const prefix = `${uniqueName(label)}_`;
   // Room for the relay tests, which hold 20 transactions open while a relay claims beside them.
   const pool = mysql.createPool({ uri: testEnv.mysqlUrl, connectionLimit: 32 });

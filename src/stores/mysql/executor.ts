@@ -52,6 +52,15 @@ export function mysqlExecutor(conn: MysqlQueryable): SqlExecutor {
   };
 }
 
+/** errno 1062 (ER_DUP_ENTRY), also when an ORM adapter wrapped the driver error as its cause. */
+export function isDuplicateKey(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const { errno, code } = e as { errno?: unknown; code?: unknown };
+    if (errno === 1062 || code === 'ER_DUP_ENTRY') return true;
+  }
+  return false;
+}
+
 export type MysqlIsolationLevel = 'READ UNCOMMITTED' | 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
 
 /**

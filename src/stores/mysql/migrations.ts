@@ -53,5 +53,44 @@ export function mysqlMigrations(t: TableNames, indexPrefix: string): Migration[]
         ) ${tableOptions}`,
       ],
     },
+    {
+      id: 2,
+      name: 'consumer',
+      // The claim indexes lead with status, standing in for PostgreSQL's partial indexes.
+      up: [
+        `CREATE TABLE IF NOT EXISTS ${t.inbox} (
+          message_id VARCHAR(200) NOT NULL,
+          group_name VARCHAR(200) NOT NULL,
+          recorded_at BIGINT NOT NULL,
+          PRIMARY KEY (message_id, group_name),
+          KEY ${bare('inbox_recorded')} (recorded_at)
+        ) ${tableOptions}`,
+        `CREATE TABLE IF NOT EXISTS ${t.deadLetters} (
+          id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+          message_id VARCHAR(200) NOT NULL,
+          group_name VARCHAR(200) NOT NULL,
+          topic VARCHAR(200) NOT NULL,
+          type VARCHAR(200) NOT NULL,
+          msg_key VARCHAR(200) NOT NULL,
+          version INT NOT NULL,
+          headers LONGTEXT NOT NULL,
+          body LONGTEXT NOT NULL,
+          body_encoding VARCHAR(8) NOT NULL,
+          status VARCHAR(10) NOT NULL CHECK (status IN ('pending', 'replaying', 'resolved', 'ignored', 'dead')),
+          attempts INT NOT NULL,
+          next_retry_at BIGINT NULL,
+          last_error TEXT NOT NULL,
+          poison BOOLEAN NOT NULL,
+          ignored_reason TEXT NULL,
+          claimed_by VARCHAR(64) NULL,
+          lease_until BIGINT NULL,
+          created_at BIGINT NOT NULL,
+          updated_at BIGINT NOT NULL,
+          UNIQUE KEY ${bare('dead_letters_key')} (message_id, group_name),
+          KEY ${bare('dead_letters_due')} (status, next_retry_at, id),
+          KEY ${bare('dead_letters_lease')} (status, lease_until)
+        ) ${tableOptions}`,
+      ],
+    },
   ];
 }

@@ -3,6 +3,13 @@ import { z } from 'zod';
 import { DriverMissingError, StoreError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
 import type {
+  ConsumerStore,
+  DeadLetterRow,
+  DeadLetterStatus,
+  FailureRecord,
+  RecordedFailure,
+} from '../../ports/consumer-store.js';
+import type {
   ClaimRequest,
   FailureUpdate,
   InsertResult,
@@ -13,10 +20,18 @@ import type {
 } from '../../ports/outbox-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { applyMigrations } from '../shared/apply-migrations.js';
+import type { ClaimDueRequest, DecideRetry, RescheduleUpdate } from '../shared/dead-letter-row.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
 import { clipError, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
-import { mysqlExecutor, mysqlTransaction, type MysqlCallbackPoolLike, type MysqlPoolLike } from './executor.js';
+import { MysqlConsumerOps } from './consumer-ops.js';
+import {
+  isDuplicateKey,
+  mysqlExecutor,
+  mysqlTransaction,
+  type MysqlCallbackPoolLike,
+  type MysqlPoolLike,
+} from './executor.js';
 import { mysqlMigrations } from './migrations.js';
 import * as sql from './outbox-sql.js';
 
@@ -40,8 +55,9 @@ export type MysqlStoreOptions = z.input<typeof optionsSchema>;
 const MIGRATION_LOCK_SECONDS = 60;
 
 /**
- * Outbox store on MySQL 8 or MariaDB 10.6+ (mysql2). Claims use FOR UPDATE SKIP LOCKED on a forced
- * index. MySQL has no commit notifications: relays find new rows by polling (and in-process wake-ups).
+ * Outbox, inbox and dead-letter store on MySQL 8 or MariaDB 10.6+ (mysql2). Claims use FOR UPDATE
+ * SKIP LOCKED on a forced index. MySQL has no commit notifications: relays find new rows by polling
+ * (and in-process wake-ups).
  * @example
  * const store = await createMysqlOutboxStore({ uri: 'mysql://app@localhost/app' });
  * await store.migrate();
@@ -74,22 +90,14 @@ function loadMysql2(): typeof import('mysql2/promise') {
   }
 }
 
-/** errno 1062 (ER_DUP_ENTRY), also when an ORM adapter wrapped the driver error as its cause. */
-function isDuplicateKey(err: unknown): boolean {
-  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const { errno, code } = e as { errno?: unknown; code?: unknown };
-    if (errno === 1062 || code === 'ER_DUP_ENTRY') return true;
-  }
-  return false;
-}
-
 const storeError = (err: unknown) =>
   err instanceof StoreError ? err : new StoreError(`MySQL: ${(err as Error).message}`, { cause: err });
 
-export class MysqlOutboxStore implements OutboxStore {
+export class MysqlOutboxStore implements OutboxStore, ConsumerStore {
   readonly dialect = 'mysql' as const;
   readonly tables;
   readonly outboxTable: string;
+  private readonly consumer: MysqlConsumerOps;
 
   constructor(
     readonly pool: MysqlPoolLike,
@@ -98,6 +106,11 @@ export class MysqlOutboxStore implements OutboxStore {
   ) {
     this.tables = tableNames(prefix, (n) => `\`${n}\``);
     this.outboxTable = this.tables.outbox;
+    this.consumer = new MysqlConsumerOps(
+      { run: (text, values) => this.run(text, values), ownTransaction: (work) => this.ownTransaction(work) },
+      this.tables,
+      prefix,
+    );
   }
 
   /** Serialised by a named lock: MySQL DDL commits implicitly, so a transaction cannot do it. */
@@ -197,7 +210,18 @@ export class MysqlOutboxStore implements OutboxStore {
     return (await this.run(sql.markSent(this.tables, seqs.length), [now, ...seqs])).rowCount;
   }
 
-  async recordFailure(u: FailureUpdate): Promise<boolean> {
+  /**
+   * Both ports name their failure method recordFailure: with a transaction, a failure, and a retry
+   * decision it is the dead-letter one (ConsumerStore); with one FailureUpdate, the outbox relay's.
+   */
+  recordFailure(update: FailureUpdate): Promise<boolean>;
+  recordFailure(tx: SqlExecutor, failure: FailureRecord, decide: DecideRetry): Promise<RecordedFailure>;
+  recordFailure(first: FailureUpdate | SqlExecutor, failure?: FailureRecord, decide?: DecideRetry) {
+    if (decide) return this.consumer.recordFailure(first as SqlExecutor, failure!, decide);
+    return this.recordPublishFailure(first as FailureUpdate);
+  }
+
+  private async recordPublishFailure(u: FailureUpdate): Promise<boolean> {
     const res = await this.run(sql.recordFailure(this.tables), [
       u.attempts,
       u.nextAttemptAt,
@@ -234,6 +258,35 @@ export class MysqlOutboxStore implements OutboxStore {
   async get(messageId: string): Promise<OutboxRow | undefined> {
     const { rows } = await this.run(sql.selectByMessageId(this.tables), [messageId]);
     return rows[0] ? toOutboxRow(rows[0]) : undefined;
+  }
+
+  // ConsumerStore: inbox and dead letters live in consumer-ops.ts.
+  recordInbox(tx: SqlExecutor, messageId: string, group: string, now: number): Promise<boolean> {
+    return this.consumer.recordInbox(tx, messageId, group, now);
+  }
+  inboxRecordedAt(messageId: string, group: string): Promise<number | undefined> {
+    return this.consumer.inboxRecordedAt(messageId, group);
+  }
+  purgeInbox(before: number, limit: number): Promise<number> {
+    return this.consumer.purgeInbox(before, limit);
+  }
+  claimDue(request: ClaimDueRequest): Promise<DeadLetterRow[]> {
+    return this.consumer.claimDue(request);
+  }
+  markResolved(id: number, owner: string, now: number): Promise<boolean> {
+    return this.consumer.markResolved(id, owner, now);
+  }
+  reschedule(update: RescheduleUpdate): Promise<boolean> {
+    return this.consumer.reschedule(update);
+  }
+  ignore(id: number, reason: string, now: number): Promise<boolean> {
+    return this.consumer.ignore(id, reason, now);
+  }
+  getDeadLetter(messageId: string, group: string): Promise<DeadLetterRow | undefined> {
+    return this.consumer.getDeadLetter(messageId, group);
+  }
+  countDeadLetters(group?: string): Promise<Record<DeadLetterStatus, number>> {
+    return this.consumer.countDeadLetters(group);
   }
 
   async close(): Promise<void> {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { QueryHints, SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 
 /** The part of a pg `Client`, `PoolClient` or `Pool` Surety needs (declared here, not imported from pg). */
@@ -6,12 +7,24 @@ export interface PgQueryable {
 }
 
 /** pg's query-config form, which prepares a named statement once per connection. */
-interface PgPreparing {
+export interface PgPreparing {
   query(config: {
     name: string;
     text: string;
     values?: unknown[];
-  }): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  }): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
+}
+
+const names = new Map<string, string>();
+
+/** A stable prepared-statement name for one of Surety's statement texts. */
+export function statementName(text: string): string {
+  let name = names.get(text);
+  if (!name) {
+    name = `surety_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+    names.set(text, name);
+  }
+  return name;
 }
 
 export interface PgPoolLike extends PgQueryable {

@@ -1,8 +1,14 @@
-import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { DriverMissingError, StoreError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
+import type {
+  ConsumerStore,
+  DeadLetterRow,
+  DeadLetterStatus,
+  FailureRecord,
+  RecordedFailure,
+} from '../../ports/consumer-store.js';
 import type {
   ClaimRequest,
   FailureUpdate,
@@ -14,10 +20,12 @@ import type {
 } from '../../ports/outbox-store.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
 import { applyMigrations } from '../shared/apply-migrations.js';
+import type { ClaimDueRequest, DecideRetry, RescheduleUpdate } from '../shared/dead-letter-row.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
 import { clipError, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
-import { pgTransaction, type PgPoolLike, type PgQueryable } from './executor.js';
+import { PostgresConsumerOps } from './consumer-ops.js';
+import { pgTransaction, statementName, type PgPoolLike, type PgPreparing, type PgQueryable } from './executor.js';
 import { postgresMigrations } from './migrations.js';
 import * as sql from './outbox-sql.js';
 
@@ -41,8 +49,8 @@ const optionsSchema = z.object({
 export type PostgresStoreOptions = z.input<typeof optionsSchema>;
 
 /**
- * Outbox store on PostgreSQL (pg). Claims use FOR UPDATE SKIP LOCKED under a forced index plan;
- * commits are announced with NOTIFY so relays in other processes wake within milliseconds.
+ * Outbox, inbox and dead-letter store on PostgreSQL (pg). Claims use FOR UPDATE SKIP LOCKED under a
+ * forced index plan; commits are announced with NOTIFY so relays in other processes wake within milliseconds.
  * @example
  * const store = await createPostgresOutboxStore({ connectionString: 'postgres://localhost/app' });
  * await store.migrate();
@@ -71,25 +79,6 @@ export async function createPostgresOutboxStore(options: PostgresStoreOptions): 
   return new PostgresOutboxStore(pool, ownsPool, o.schema, o.tablePrefix, channel);
 }
 
-/** pg's query-config form, which prepares a named statement once per connection. */
-interface PgPreparing {
-  query(config: {
-    name: string;
-    text: string;
-    values?: unknown[];
-  }): Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>;
-}
-
-const names = new Map<string, string>();
-function statementName(text: string): string {
-  let name = names.get(text);
-  if (!name) {
-    name = `surety_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
-    names.set(text, name);
-  }
-  return name;
-}
-
 function loadPg(): typeof import('pg') {
   try {
     const require = createRequire(import.meta.url);
@@ -99,10 +88,11 @@ function loadPg(): typeof import('pg') {
   }
 }
 
-export class PostgresOutboxStore implements OutboxStore {
+export class PostgresOutboxStore implements OutboxStore, ConsumerStore {
   readonly dialect = 'postgres' as const;
   readonly tables;
   readonly outboxTable: string;
+  private readonly consumer: PostgresConsumerOps;
 
   constructor(
     readonly pool: PgPoolLike,
@@ -113,6 +103,13 @@ export class PostgresOutboxStore implements OutboxStore {
   ) {
     this.tables = tableNames(prefix, (n) => (schema ? `"${schema}"."${n}"` : `"${n}"`));
     this.outboxTable = this.tables.outbox;
+    this.consumer = new PostgresConsumerOps(
+      {
+        run: (text, values) => this.run(text, values),
+        runForcedPlan: (text, values) => this.runForcedPlan(text, values),
+      },
+      this.tables,
+    );
   }
 
   async migrate(): Promise<void> {
@@ -178,22 +175,13 @@ export class PostgresOutboxStore implements OutboxStore {
   }
 
   async claim(req: ClaimRequest): Promise<OutboxRow[]> {
-    return this.withClient(async (client) => {
-      await client.query(`BEGIN; ${sql.CLAIM_PLAN_SETTINGS}`);
-      try {
-        const res = await client.query(sql.claimOutbox(this.tables, req.ordered), [
-          req.now,
-          req.limit,
-          req.now + req.leaseMs,
-          req.owner,
-        ]);
-        await client.query('COMMIT');
-        return (res.rows as Record<string, unknown>[]).map(toOutboxRow).sort((a, b) => a.seq - b.seq);
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      }
-    });
+    const { rows } = await this.runForcedPlan(sql.claimOutbox(this.tables, req.ordered), [
+      req.now,
+      req.limit,
+      req.now + req.leaseMs,
+      req.owner,
+    ]);
+    return rows.map(toOutboxRow).sort((a, b) => a.seq - b.seq);
   }
 
   async markSent(seqs: readonly number[], now: number): Promise<number> {
@@ -202,7 +190,18 @@ export class PostgresOutboxStore implements OutboxStore {
     return res.rowCount;
   }
 
-  async recordFailure(u: FailureUpdate): Promise<boolean> {
+  /**
+   * Both ports name their failure method recordFailure: with a transaction, a failure, and a retry
+   * decision it is the dead-letter one (ConsumerStore); with one FailureUpdate, the outbox relay's.
+   */
+  recordFailure(update: FailureUpdate): Promise<boolean>;
+  recordFailure(tx: SqlExecutor, failure: FailureRecord, decide: DecideRetry): Promise<RecordedFailure>;
+  recordFailure(first: FailureUpdate | SqlExecutor, failure?: FailureRecord, decide?: DecideRetry) {
+    if (decide) return this.consumer.recordFailure(first as SqlExecutor, failure!, decide);
+    return this.recordPublishFailure(first as FailureUpdate);
+  }
+
+  private async recordPublishFailure(u: FailureUpdate): Promise<boolean> {
     const res = await this.run(sql.recordFailure(this.tables), [
       u.seq,
       u.owner,
@@ -235,6 +234,35 @@ export class PostgresOutboxStore implements OutboxStore {
   async get(messageId: string): Promise<OutboxRow | undefined> {
     const { rows } = await this.run(sql.selectByMessageId(this.tables), [messageId]);
     return rows[0] ? toOutboxRow(rows[0]) : undefined;
+  }
+
+  // ConsumerStore: inbox and dead letters live in consumer-ops.ts.
+  recordInbox(tx: SqlExecutor, messageId: string, group: string, now: number): Promise<boolean> {
+    return this.consumer.recordInbox(tx, messageId, group, now);
+  }
+  inboxRecordedAt(messageId: string, group: string): Promise<number | undefined> {
+    return this.consumer.inboxRecordedAt(messageId, group);
+  }
+  purgeInbox(before: number, limit: number): Promise<number> {
+    return this.consumer.purgeInbox(before, limit);
+  }
+  claimDue(request: ClaimDueRequest): Promise<DeadLetterRow[]> {
+    return this.consumer.claimDue(request);
+  }
+  markResolved(id: number, owner: string, now: number): Promise<boolean> {
+    return this.consumer.markResolved(id, owner, now);
+  }
+  reschedule(update: RescheduleUpdate): Promise<boolean> {
+    return this.consumer.reschedule(update);
+  }
+  ignore(id: number, reason: string, now: number): Promise<boolean> {
+    return this.consumer.ignore(id, reason, now);
+  }
+  getDeadLetter(messageId: string, group: string): Promise<DeadLetterRow | undefined> {
+    return this.consumer.getDeadLetter(messageId, group);
+  }
+  countDeadLetters(group?: string): Promise<Record<DeadLetterStatus, number>> {
+    return this.consumer.countDeadLetters(group);
   }
 
   async listenForCommits(onCommit: () => void, onError: (err: unknown) => void): Promise<() => Promise<void>> {
@@ -276,6 +304,24 @@ export class PostgresOutboxStore implements OutboxStore {
     } catch (err) {
       throw new StoreError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
     }
+  }
+
+  /** One statement in its own transaction, with the planner's scan fallbacks off (see CLAIM_PLAN_SETTINGS). */
+  private runForcedPlan(
+    text: string,
+    values: unknown[],
+  ): Promise<{ rows: Record<string, unknown>[]; rowCount: number }> {
+    return this.withClient(async (client) => {
+      await client.query(`BEGIN; ${sql.CLAIM_PLAN_SETTINGS}`);
+      try {
+        const res = await client.query(text, values);
+        await client.query('COMMIT');
+        return { rows: res.rows as Record<string, unknown>[], rowCount: res.rowCount ?? 0 };
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    });
   }
 
   private async withClient<T>(fn: (client: PgQueryable) => Promise<T>): Promise<T> {

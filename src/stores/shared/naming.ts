@@ -20,6 +20,8 @@ export interface TableNames {
   readonly outboxKeys: string;
   readonly leases: string;
   readonly migrations: string;
+  readonly inbox: string;
+  readonly deadLetters: string;
 }
 
 export function tableNames(prefix: string, qualify: (name: string) => string): TableNames {
@@ -28,5 +30,7 @@ export function tableNames(prefix: string, qualify: (name: string) => string): T
     outboxKeys: qualify(`${prefix}outbox_keys`),
     leases: qualify(`${prefix}leases`),
     migrations: qualify(`${prefix}migrations`),
+    inbox: qualify(`${prefix}inbox`),
+    deadLetters: qualify(`${prefix}dead_letters`),
   });
 }

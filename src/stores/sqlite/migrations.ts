@@ -44,5 +44,43 @@ export function sqliteMigrations(t: TableNames, indexPrefix: string): Migration[
         `CREATE TABLE IF NOT EXISTS ${t.leases} (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at BIGINT NOT NULL)`,
       ],
     },
+    {
+      id: 2,
+      name: 'consumer',
+      up: [
+        `CREATE TABLE IF NOT EXISTS ${t.inbox} (
+          message_id TEXT NOT NULL,
+          group_name TEXT NOT NULL,
+          recorded_at BIGINT NOT NULL,
+          PRIMARY KEY (message_id, group_name)
+        )`,
+        `CREATE INDEX IF NOT EXISTS ${bare('inbox_recorded')} ON ${t.inbox} (recorded_at)`,
+        `CREATE TABLE IF NOT EXISTS ${t.deadLetters} (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          message_id TEXT NOT NULL,
+          group_name TEXT NOT NULL,
+          topic TEXT NOT NULL,
+          type TEXT NOT NULL,
+          msg_key TEXT NOT NULL,
+          version INTEGER NOT NULL,
+          headers TEXT NOT NULL,
+          body TEXT NOT NULL,
+          body_encoding TEXT NOT NULL,
+          status TEXT NOT NULL CHECK (status IN ('pending', 'replaying', 'resolved', 'ignored', 'dead')),
+          attempts INTEGER NOT NULL,
+          next_retry_at BIGINT,
+          last_error TEXT NOT NULL,
+          poison INTEGER NOT NULL,
+          ignored_reason TEXT,
+          claimed_by TEXT,
+          lease_until BIGINT,
+          created_at BIGINT NOT NULL,
+          updated_at BIGINT NOT NULL,
+          CONSTRAINT ${bare('dead_letters_key')} UNIQUE (message_id, group_name)
+        )`,
+        `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_due')} ON ${t.deadLetters} (next_retry_at, id) WHERE status = 'pending'`,
+        `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_lease')} ON ${t.deadLetters} (lease_until, id) WHERE status = 'replaying'`,
+      ],
+    },
   ];
 }

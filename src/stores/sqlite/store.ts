@@ -3,6 +3,13 @@ import { z } from 'zod';
 import { DriverMissingError, StoreError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
 import type {
+  ConsumerStore,
+  DeadLetterRow,
+  DeadLetterStatus,
+  FailureRecord,
+  RecordedFailure,
+} from '../../ports/consumer-store.js';
+import type {
   ClaimRequest,
   FailureUpdate,
   InsertResult,
@@ -13,9 +20,11 @@ import type {
 } from '../../ports/outbox-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { applyMigrations } from '../shared/apply-migrations.js';
+import type { ClaimDueRequest, DecideRetry, RescheduleUpdate } from '../shared/dead-letter-row.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
 import { clipError, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
+import { SqliteConsumerOps } from './consumer-ops.js';
 import { sqliteExecutor, sqliteTransaction, withDatabaseLock, type SqliteDatabaseLike } from './executor.js';
 import { sqliteMigrations } from './migrations.js';
 import * as sql from './outbox-sql.js';
@@ -38,8 +47,8 @@ const optionsSchema = z.object({
 export type SqliteStoreOptions = z.input<typeof optionsSchema>;
 
 /**
- * Outbox store on SQLite (better-sqlite3). A database opened from `path` gets WAL mode,
- * synchronous=NORMAL and a busy timeout.
+ * Outbox, inbox and dead-letter store on SQLite (better-sqlite3). A database opened from `path` gets
+ * WAL mode, synchronous=NORMAL and a busy timeout.
  *
  * Within a process, every store operation and every {@link sqliteTransaction} on the same `Database`
  * queue on one lock, so the relay's statements never slip into an application transaction that is
@@ -81,10 +90,11 @@ function loadBetterSqlite3(): new (path: string) => SqliteDatabaseLike {
   }
 }
 
-export class SqliteOutboxStore implements OutboxStore {
+export class SqliteOutboxStore implements OutboxStore, ConsumerStore {
   readonly dialect = 'sqlite' as const;
   readonly tables;
   readonly outboxTable: string;
+  private readonly consumer: SqliteConsumerOps;
 
   constructor(
     readonly db: SqliteDatabaseLike,
@@ -93,6 +103,7 @@ export class SqliteOutboxStore implements OutboxStore {
   ) {
     this.tables = tableNames(prefix, (n) => `"${n}"`);
     this.outboxTable = this.tables.outbox;
+    this.consumer = new SqliteConsumerOps({ run: (text, values) => this.run(text, values) }, this.tables, prefix);
   }
 
   /** DDL is transactional in SQLite; BEGIN IMMEDIATE also serialises migrators in other processes. */
@@ -159,7 +170,18 @@ export class SqliteOutboxStore implements OutboxStore {
     return (await this.run(sql.markSent(this.tables), [now, JSON.stringify(seqs)])).rowCount;
   }
 
-  async recordFailure(u: FailureUpdate): Promise<boolean> {
+  /**
+   * Both ports name their failure method recordFailure: with a transaction, a failure, and a retry
+   * decision it is the dead-letter one (ConsumerStore); with one FailureUpdate, the outbox relay's.
+   */
+  recordFailure(update: FailureUpdate): Promise<boolean>;
+  recordFailure(tx: SqlExecutor, failure: FailureRecord, decide: DecideRetry): Promise<RecordedFailure>;
+  recordFailure(first: FailureUpdate | SqlExecutor, failure?: FailureRecord, decide?: DecideRetry) {
+    if (decide) return this.consumer.recordFailure(first as SqlExecutor, failure!, decide);
+    return this.recordPublishFailure(first as FailureUpdate);
+  }
+
+  private async recordPublishFailure(u: FailureUpdate): Promise<boolean> {
     const res = await this.run(sql.recordFailure(this.tables), [
       u.attempts,
       u.nextAttemptAt,
@@ -191,6 +213,35 @@ export class SqliteOutboxStore implements OutboxStore {
   async get(messageId: string): Promise<OutboxRow | undefined> {
     const { rows } = await this.run(sql.selectByMessageId(this.tables), [messageId]);
     return rows[0] ? toOutboxRow(rows[0]) : undefined;
+  }
+
+  // ConsumerStore: inbox and dead letters live in consumer-ops.ts.
+  recordInbox(tx: SqlExecutor, messageId: string, group: string, now: number): Promise<boolean> {
+    return this.consumer.recordInbox(tx, messageId, group, now);
+  }
+  inboxRecordedAt(messageId: string, group: string): Promise<number | undefined> {
+    return this.consumer.inboxRecordedAt(messageId, group);
+  }
+  purgeInbox(before: number, limit: number): Promise<number> {
+    return this.consumer.purgeInbox(before, limit);
+  }
+  claimDue(request: ClaimDueRequest): Promise<DeadLetterRow[]> {
+    return this.consumer.claimDue(request);
+  }
+  markResolved(id: number, owner: string, now: number): Promise<boolean> {
+    return this.consumer.markResolved(id, owner, now);
+  }
+  reschedule(update: RescheduleUpdate): Promise<boolean> {
+    return this.consumer.reschedule(update);
+  }
+  ignore(id: number, reason: string, now: number): Promise<boolean> {
+    return this.consumer.ignore(id, reason, now);
+  }
+  getDeadLetter(messageId: string, group: string): Promise<DeadLetterRow | undefined> {
+    return this.consumer.getDeadLetter(messageId, group);
+  }
+  countDeadLetters(group?: string): Promise<Record<DeadLetterStatus, number>> {
+    return this.consumer.countDeadLetters(group);
   }
 
   /** Waits for queued operations and open store transactions, then closes a database the store opened. */

@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import { isMessageId, type Envelope } from '../core/envelope.js';
+import { describeError, PoisonMessageError } from '../core/errors.js';
+import { decodeEnvelope, WIRE_HEADERS, type WireMessage } from '../core/wire.js';
+import type { FailureRecord, RecordedFailure } from '../ports/consumer-store.js';
+import type { SqlExecutor } from '../ports/sql-executor.js';
+import { decideRetry, type ResolvedConsumerOptions } from './consumer-options.js';
+import { ConsumerStoreUnavailableError, PermanentError } from './errors.js';
+import type { HandlerRegistry } from './handler-registry.js';
+
+/** One message to handle: a broker delivery or a dead letter being replayed. */
+export interface WorkItem {
+  readonly message: WireMessage;
+  readonly topic: string;
+  readonly replay: boolean;
+}
+
+export type Outcome =
+  | { readonly kind: 'handled' }
+  | { readonly kind: 'duplicate' }
+  /** Dead-letter engine: the failure is recorded in the same committed transaction. */
+  | { readonly kind: 'recorded'; readonly failure: RecordedFailure; readonly error: string }
+  /** A replay failed (the replay job reschedules it), or the broker engine must redeliver. */
+  | { readonly kind: 'failed'; readonly error: string; readonly permanent: boolean };
+
+/**
+ * Handles a batch in ONE transaction of the consumer's database, each message under its own
+ * savepoint: the inbox record (message id, group) and the handler's writes commit together, and a
+ * failing message rolls back only itself. Throws ConsumerStoreUnavailableError when the database
+ * itself fails, so the caller acks nothing and retries the batch later.
+ */
+export class BatchProcessor {
+  constructor(
+    private readonly options: ResolvedConsumerOptions,
+    private readonly registry: HandlerRegistry,
+  ) {}
+
+  async process(items: readonly WorkItem[]): Promise<Outcome[]> {
+    const { store, clock } = this.options;
+    try {
+      return await store.transaction(async (tx) => {
+        const outcomes: Outcome[] = [];
+        for (const item of items) outcomes.push(await this.processOne(tx, item, clock.now()));
+        return outcomes;
+      });
+    } catch (err) {
+      throw new ConsumerStoreUnavailableError({ cause: err });
+    }
+  }
+
+  private async processOne(tx: SqlExecutor, item: WorkItem, now: number): Promise<Outcome> {
+    const { group } = this.options;
+    let resolved: ReturnType<HandlerRegistry['resolve']>;
+    try {
+      resolved = this.registry.resolve(decodeEnvelope(item.message));
+    } catch (err) {
+      if (!(err instanceof PoisonMessageError)) throw err;
+      return this.fail(tx, item, err, now, { permanent: true, poison: true });
+    }
+    await tx.query('SAVEPOINT surety_msg');
+    if (!(await this.options.store.recordInbox(tx, item.message.id, group, now))) {
+      await tx.query('RELEASE SAVEPOINT surety_msg');
+      return { kind: 'duplicate' };
+    }
+    try {
+      await resolved.handler(resolved.envelope.payload, {
+        tx,
+        envelope: resolved.envelope,
+        group,
+        replay: item.replay,
+      });
+    } catch (handlerError) {
+      // If the rollback itself fails the transaction is gone: that is the database, not the handler.
+      await tx.query('ROLLBACK TO SAVEPOINT surety_msg');
+      return this.fail(
+        tx,
+        item,
+        handlerError,
+        now,
+        { permanent: handlerError instanceof PermanentError, poison: false },
+        resolved.envelope,
+      );
+    }
+    await tx.query('RELEASE SAVEPOINT surety_msg');
+    return { kind: 'handled' };
+  }
+
+  private async fail(
+    tx: SqlExecutor,
+    item: WorkItem,
+    err: unknown,
+    now: number,
+    how: { permanent: boolean; poison: boolean },
+    envelope?: Envelope,
+  ): Promise<Outcome> {
+    const error = describeError(err);
+    const { retry } = this.options;
+    // Poison always lands in the table: the broker cannot fix an undecodable body either.
+    if (item.replay || (retry.kind === 'broker' && !how.poison))
+      return { kind: 'failed', error, permanent: how.permanent };
+    const failure = failureRecord(item, this.options.group, error, how.poison, now, envelope);
+    const recorded = await this.options.store.recordFailure(tx, failure, (attempts) =>
+      how.permanent || retry.kind === 'broker'
+        ? { status: 'dead', nextRetryAt: null }
+        : decideRetry(retry, attempts, now),
+    );
+    return { kind: 'recorded', failure: recorded, error };
+  }
+}
+
+/** What the dead-letter table keeps of a message: enough to replay it byte for byte. */
+export function failureRecord(
+  item: WorkItem,
+  group: string,
+  error: string,
+  poison: boolean,
+  now: number,
+  envelope?: Envelope,
+): FailureRecord {
+  const h = item.message.headers;
+  const text = item.message.body.toString('utf8');
+  const utf8 = Buffer.from(text, 'utf8').equals(item.message.body);
+  const version = Number(h[WIRE_HEADERS.version]);
+  const headers: Record<string, string> = { ...h };
+  let messageId = String(item.message.id ?? '');
+  if (!isMessageId(messageId)) {
+    // The unique key needs a UUID: derive a stable one, so redeliveries of the same bytes meet one row.
+    headers['surety-original-id'] = messageId;
+    const hex = createHash('sha256').update(messageId).update('\0').update(item.message.body).digest('hex');
+    messageId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  }
+  return {
+    messageId,
+    group,
+    topic: item.topic,
+    type: envelope?.type ?? h[WIRE_HEADERS.type] ?? '',
+    key: envelope?.key ?? h[WIRE_HEADERS.key] ?? '',
+    version: Number.isInteger(version) ? version : 0,
+    headers,
+    body: utf8 ? text : item.message.body.toString('base64'),
+    bodyEncoding: utf8 ? 'utf8' : 'base64',
+    error,
+    poison,
+    now,
+  };
+}

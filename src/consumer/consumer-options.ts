@@ -1,0 +1,118 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { systemClock, type Clock } from '../core/clock.js';
+import { InvalidOptionError } from '../core/errors.js';
+import { silentLogger, type Logger } from '../core/logger.js';
+import { parseOptions } from '../core/options.js';
+import type { ConsumerStore } from '../ports/consumer-store.js';
+import type { Subscriber } from '../ports/transport.js';
+
+const MIN = 60_000;
+/** The seeds' schedule: 1 min, 5 min, 30 min, 2 h, 8 h, 24 h, then 24 h again until the limit. */
+export const DEFAULT_RETRY_SCHEDULE_MS = Object.freeze([1 * MIN, 5 * MIN, 30 * MIN, 120 * MIN, 480 * MIN, 1440 * MIN]);
+
+const schema = z.object({
+  group: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/, 'must be 1-100 characters of letters, digits and . _ : -'),
+  topics: z.array(z.string().min(1)).min(1).optional(),
+  prefetch: z.number().int().min(1).max(10_000).default(200),
+  /** Deliveries handled in one transaction, each under its own savepoint. */
+  batchSize: z.number().int().min(1).max(1_000).default(100),
+  /** How long a partial batch waits for more deliveries. */
+  batchWindowMs: z.number().int().min(0).max(1_000).default(2),
+  /** Surety's dead-letter table drives retries (default). Mutually exclusive with `brokerRetry`. */
+  deadLetters: z
+    .object({
+      scheduleMs: z
+        .array(z.number().int().min(0))
+        .min(1)
+        .default([...DEFAULT_RETRY_SCHEDULE_MS]),
+      maxAttempts: z.number().int().min(1).max(1_000).default(12),
+    })
+    .optional(),
+  /** The broker redelivers (nack) up to its delivery limit, then its dead-letter exchange. */
+  brokerRetry: z.object({ enabled: z.literal(true) }).optional(),
+  /** Pause between retries while the consumer's own database is unavailable. */
+  unavailableBackoffMs: z.array(z.number().int().min(1)).min(1).default([200, 500, 1_000, 2_000, 5_000, 10_000]),
+  instanceId: z.string().min(1).max(64).optional(),
+});
+
+export interface ConsumerOptions extends z.input<typeof schema> {
+  store: ConsumerStore;
+  transport: Subscriber;
+  clock?: Clock;
+  logger?: Logger;
+  /** Alert hook: a dead letter went dead (permanent error, poison, or retry limit reached). */
+  onDead?: (dead: DeadLetterAlert) => void;
+}
+
+export interface DeadLetterAlert {
+  readonly messageId: string;
+  readonly group: string;
+  readonly attempts: number;
+  readonly error: string;
+}
+
+export type RetryEngine =
+  | { readonly kind: 'dead-letter-table'; readonly scheduleMs: readonly number[]; readonly maxAttempts: number }
+  | { readonly kind: 'broker' };
+
+export interface ResolvedConsumerOptions {
+  readonly group: string;
+  readonly topics: readonly string[] | undefined;
+  readonly prefetch: number;
+  readonly batchSize: number;
+  readonly batchWindowMs: number;
+  readonly retry: RetryEngine;
+  readonly unavailableBackoffMs: readonly number[];
+  readonly instanceId: string;
+  readonly store: ConsumerStore;
+  readonly transport: Subscriber;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly onDead: ConsumerOptions['onDead'];
+}
+
+export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsumerOptions {
+  const { store, transport, clock, logger, onDead, ...rest } = options;
+  if (!store) throw new InvalidOptionError('consumer.store', 'is required (a ConsumerStore)');
+  if (!transport) throw new InvalidOptionError('consumer.transport', 'is required (a Subscriber)');
+  const o = parseOptions(schema, rest, 'consumer');
+  if (o.deadLetters && o.brokerRetry) {
+    throw new InvalidOptionError(
+      'consumer.brokerRetry',
+      'cannot be combined with "deadLetters": choose one retry engine. Two engines fight: broker redeliveries arrive at once and bypass the dead-letter backoff, and each failure is retried twice.',
+    );
+  }
+  const retry: RetryEngine = o.brokerRetry
+    ? { kind: 'broker' }
+    : {
+        kind: 'dead-letter-table',
+        scheduleMs: o.deadLetters?.scheduleMs ?? [...DEFAULT_RETRY_SCHEDULE_MS],
+        maxAttempts: o.deadLetters?.maxAttempts ?? 12,
+      };
+  return Object.freeze({
+    group: o.group,
+    topics: o.topics,
+    prefetch: o.prefetch,
+    batchSize: o.batchSize,
+    batchWindowMs: o.batchWindowMs,
+    retry,
+    unavailableBackoffMs: o.unavailableBackoffMs,
+    instanceId: o.instanceId ?? `${hostname().slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    store,
+    transport,
+    clock: clock ?? systemClock,
+    logger: logger ?? silentLogger,
+    onDead,
+  });
+}
+
+/** The retry decision after `attempts` failures under the dead-letter table engine. */
+export function decideRetry(retry: Extract<RetryEngine, { kind: 'dead-letter-table' }>, attempts: number, now: number) {
+  if (attempts >= retry.maxAttempts) return { status: 'dead' as const, nextRetryAt: null };
+  const delay = retry.scheduleMs[Math.min(attempts - 1, retry.scheduleMs.length - 1)]!;
+  return { status: 'pending' as const, nextRetryAt: now + delay };
+}

@@ -1,0 +1,174 @@
+import { describeError } from '../core/errors.js';
+import type { Delivery, Subscription } from '../ports/transport.js';
+import { BatchProcessor, type Outcome, type WorkItem } from './batch-processor.js';
+import { resolveConsumerOptions, type ConsumerOptions, type ResolvedConsumerOptions } from './consumer-options.js';
+import { ConsumerStoreUnavailableError } from './errors.js';
+import { HandlerRegistry, type Handler, type Upcaster } from './handler-registry.js';
+
+interface Pending {
+  readonly delivery: Delivery;
+  readonly settled: () => void;
+}
+
+/**
+ * Exactly-once effects on top of at-least-once delivery. For each delivery: one transaction in the
+ * consumer's database records (message id, group) in the inbox and runs the handler; only after it
+ * commits is the message acked (or checkpointed). Duplicates skip the handler. Failures go to the
+ * dead-letter table in that same transaction, then the message is acked, so one retry engine (the
+ * replay job) drives recovery with backoff. If the database itself is down nothing is acked and
+ * consumption pauses with backoff.
+ * @example
+ * const consumer = new Consumer({ group: 'billing', store, transport })
+ *   .on('order.created', async (order, { tx }) => {
+ *     await tx.query('INSERT INTO invoices (order_id) VALUES ($1)', [order.id]);
+ *   });
+ * await consumer.start();
+ */
+export class Consumer {
+  readonly options: ResolvedConsumerOptions;
+  readonly registry = new HandlerRegistry();
+  readonly processor: BatchProcessor;
+  private subscription: Subscription | undefined;
+  private queue: Pending[] = [];
+  private draining: Promise<void> | undefined;
+  private windowTimer: NodeJS.Timeout | undefined;
+  private stopping = false;
+
+  constructor(options: ConsumerOptions) {
+    this.options = resolveConsumerOptions(options);
+    this.processor = new BatchProcessor(this.options, this.registry);
+  }
+
+  get group(): string {
+    return this.options.group;
+  }
+
+  /** Registers the handler of a message type, written for payload `version` (default 1). */
+  on<P>(type: string, handler: Handler<P>, options?: { version?: number }): this {
+    this.registry.on(type, handler, options);
+    return this;
+  }
+
+  /** Registers how a payload of `type` at version `from` becomes version `from + 1`. */
+  upcast(type: string, from: number, upcaster: Upcaster): this {
+    this.registry.upcast(type, from, upcaster);
+    return this;
+  }
+
+  async start(): Promise<void> {
+    if (this.subscription) return;
+    const o = this.options;
+    const topics = o.topics ?? this.registry.types;
+    if (topics.length === 0) throw new TypeError('consumer.start(): register a handler (or give topics) first');
+    this.stopping = false;
+    this.subscription = await o.transport.subscribe({ group: o.group, topics, prefetch: o.prefetch }, (delivery) =>
+      this.enqueue(delivery),
+    );
+    o.logger.info({ group: o.group, topics, retry: o.retry.kind }, 'consumer started');
+  }
+
+  /** Graceful: stops receiving, finishes the batch in hand, acks only what was committed. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.subscription?.close();
+    this.subscription = undefined;
+    await this.draining;
+  }
+
+  private enqueue(delivery: Delivery): Promise<void> {
+    return new Promise<void>((settled) => {
+      this.queue.push({ delivery, settled });
+      if (this.queue.length >= this.options.batchSize) this.kick();
+      else this.windowTimer ??= setTimeout(() => this.kick(), this.options.batchWindowMs);
+    });
+  }
+
+  private kick(): void {
+    clearTimeout(this.windowTimer);
+    this.windowTimer = undefined;
+    this.draining ??= this.drain().finally(() => {
+      this.draining = undefined;
+      if (this.queue.length > 0) this.kick();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    let unavailable = 0;
+    while (this.queue.length > 0) {
+      const batch = this.queue.slice(0, this.options.batchSize);
+      let outcomes: Outcome[];
+      try {
+        outcomes = await this.processor.process(batch.map((p) => toWorkItem(p.delivery)));
+        unavailable = 0;
+      } catch (err) {
+        if (!(err instanceof ConsumerStoreUnavailableError)) throw err;
+        if (this.stopping) {
+          // Shutting down with the database away: let go unacked; the broker redelivers them.
+          for (const p of this.queue.splice(0)) p.settled();
+          return;
+        }
+        // Nothing was committed, so nothing is acked. Keep the batch and wait: no spin, no loss.
+        const delays = this.options.unavailableBackoffMs;
+        const delay = delays[Math.min(unavailable++, delays.length - 1)]!;
+        this.options.logger.warn(
+          { err: describeError(err.cause), retryInMs: delay, batch: batch.length },
+          'consumer database unavailable',
+        );
+        await new Promise((r) => setTimeout(r, delay));
+        continue;
+      }
+      this.queue.splice(0, batch.length);
+      await Promise.all(batch.map((p, i) => this.settle(p, outcomes[i]!)));
+    }
+  }
+
+  private async settle(p: Pending, outcome: Outcome): Promise<void> {
+    const { logger, group } = this.options;
+    try {
+      if (outcome.kind === 'failed') {
+        logger.warn(
+          { group, messageId: p.delivery.message.id, reason: outcome.error },
+          'handler failed; the broker will redeliver',
+        );
+        await p.delivery.retry();
+      } else {
+        if (outcome.kind === 'recorded') {
+          const log = outcome.failure.status === 'dead' ? logger.error.bind(logger) : logger.warn.bind(logger);
+          if (outcome.failure.status === 'dead')
+            this.notifyDead(p.delivery.message.id, outcome.failure.attempts, outcome.error);
+          log(
+            {
+              group,
+              messageId: p.delivery.message.id,
+              attempts: outcome.failure.attempts,
+              nextRetryAt: outcome.failure.nextRetryAt,
+              reason: outcome.error,
+            },
+            outcome.failure.status === 'dead'
+              ? 'message is dead; an operator must act'
+              : 'handler failed; dead letter scheduled for replay',
+          );
+        }
+        await p.delivery.ack();
+      }
+    } catch (err) {
+      // The commit stands; a lost ack only means a redelivery, which the inbox absorbs.
+      logger.warn({ err: describeError(err), messageId: p.delivery.message.id }, 'ack failed after commit');
+    } finally {
+      p.settled();
+    }
+  }
+
+  /** @internal Fires the onDead hook, which must never break consumption. */
+  notifyDead(messageId: string, attempts: number, error: string): void {
+    try {
+      this.options.onDead?.({ messageId, group: this.options.group, attempts, error });
+    } catch (err) {
+      this.options.logger.error({ err: describeError(err) }, 'onDead hook threw');
+    }
+  }
+}
+
+function toWorkItem(delivery: Delivery): WorkItem {
+  return { message: delivery.message, topic: delivery.topic, replay: false };
+}

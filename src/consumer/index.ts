@@ -1,0 +1,7 @@
+export { Consumer } from './consumer.js';
+export type { ConsumerOptions, DeadLetterAlert } from './consumer-options.js';
+export { DEFAULT_RETRY_SCHEDULE_MS } from './consumer-options.js';
+export { ReplayJob, type ReplayJobOptions } from './replay-job.js';
+export { fetchBack, type FetchBackOptions } from './fetch-back.js';
+export { PermanentError, RetryLaterError } from './errors.js';
+export type { Handler, HandlerContext, Upcaster } from './handler-registry.js';

@@ -1,0 +1,119 @@
+import type { Migrator } from './outbox-store.js';
+import type { SqlExecutor } from './sql-executor.js';
+
+/**
+ * Dead-letter row states. pending -> replaying -> resolved; pending -> ignored (terminal, with a
+ * reason); pending -> dead when the retry limit is reached (terminal until an operator acts).
+ * A replaying row whose replayer died is claimable again once its lease expires.
+ */
+export type DeadLetterStatus = 'pending' | 'replaying' | 'resolved' | 'ignored' | 'dead';
+
+/** Times are epoch milliseconds (UTC). */
+export interface DeadLetterRow {
+  readonly id: number;
+  readonly messageId: string;
+  readonly group: string;
+  readonly topic: string;
+  /** Empty when the message could not be decoded (poison). */
+  readonly type: string;
+  readonly key: string;
+  readonly version: number;
+  readonly headers: Record<string, string>;
+  /** The raw body as received (UTF-8 text; undecodable bytes are kept base64 with `bodyEncoding`). */
+  readonly body: string;
+  readonly bodyEncoding: 'utf8' | 'base64';
+  readonly status: DeadLetterStatus;
+  readonly attempts: number;
+  readonly nextRetryAt: number | null;
+  readonly lastError: string;
+  readonly poison: boolean;
+  readonly ignoredReason: string | null;
+  readonly claimedBy: string | null;
+  readonly leaseUntil: number | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** A failed delivery or replay to record. */
+export interface FailureRecord {
+  readonly messageId: string;
+  readonly group: string;
+  readonly topic: string;
+  readonly type: string;
+  readonly key: string;
+  readonly version: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  readonly bodyEncoding: 'utf8' | 'base64';
+  readonly error: string;
+  readonly poison: boolean;
+  readonly now: number;
+}
+
+/** What the retry policy decides after `attempts` failures. */
+export interface RetryDecision {
+  readonly status: 'pending' | 'dead';
+  readonly nextRetryAt: number | null;
+}
+
+export interface RecordedFailure {
+  readonly id: number;
+  readonly attempts: number;
+  readonly status: 'pending' | 'dead';
+  readonly nextRetryAt: number | null;
+}
+
+/** Inbox: one row per (message id, consumer group), written in the handler's transaction. */
+export interface InboxStore {
+  /** Records the message for the group in `tx`. False when it was already there (a duplicate). */
+  recordInbox(tx: SqlExecutor, messageId: string, group: string, now: number): Promise<boolean>;
+  /** When the group's inbox recorded the message, if it still holds it. */
+  inboxRecordedAt(messageId: string, group: string): Promise<number | undefined>;
+  /** Deletes at most `limit` inbox rows recorded before `before`. */
+  purgeInbox(before: number, limit: number): Promise<number>;
+}
+
+/** Dead letters: failures, retried with backoff by the replay job. Every transition is a conditional update. */
+export interface DeadLetterStore {
+  /**
+   * Inserts the row with attempts 1, or increments attempts of the existing (messageId, group) row,
+   * decided by the unique key (safe under concurrent writers); then applies `decide(attempts)`.
+   * A row that is resolved or ignored is reopened as a new failure.
+   */
+  recordFailure(
+    tx: SqlExecutor,
+    failure: FailureRecord,
+    decide: (attempts: number) => RetryDecision,
+  ): Promise<RecordedFailure>;
+  /** Compare-and-set, for one consumer group: pending rows due at `now` (and replaying rows whose lease expired) become replaying for `owner`. */
+  claimDue(request: {
+    owner: string;
+    group: string;
+    now: number;
+    limit: number;
+    leaseMs: number;
+  }): Promise<DeadLetterRow[]>;
+  /** replaying (held by owner) -> resolved. */
+  markResolved(id: number, owner: string, now: number): Promise<boolean>;
+  /** replaying (held by owner) -> pending with a new time, or dead. */
+  reschedule(update: {
+    id: number;
+    owner: string;
+    attempts: number;
+    decision: RetryDecision;
+    error: string;
+    now: number;
+  }): Promise<boolean>;
+  /** pending or dead -> ignored, with a reason. */
+  ignore(id: number, reason: string, now: number): Promise<boolean>;
+  getDeadLetter(messageId: string, group: string): Promise<DeadLetterRow | undefined>;
+  countDeadLetters(group?: string): Promise<Record<DeadLetterStatus, number>>;
+}
+
+/** The consumer side of a store: its own transaction, inbox and dead letters. */
+export interface ConsumerStore extends InboxStore, DeadLetterStore, Migrator {
+  readonly dialect: 'postgres' | 'mysql' | 'sqlite';
+  /** Runs `work` in a transaction on the store's connection; commits or rolls back and rethrows. */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,158 @@
+import { StoreError } from '../../core/errors.js';
+import type {
+  DeadLetterRow,
+  DeadLetterStatus,
+  DeadLetterStore,
+  FailureRecord,
+  InboxStore,
+  RecordedFailure,
+} from '../../ports/consumer-store.js';
+import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
+import {
+  countsFromRows,
+  toDeadLetterRow,
+  type ClaimDueRequest,
+  type DecideRetry,
+  type RescheduleUpdate,
+} from '../shared/dead-letter-row.js';
+import type { TableNames } from '../shared/naming.js';
+import { clipError } from '../shared/outbox-row.js';
+import * as dl from './dead-letter-sql.js';
+import { isDuplicateKey } from './executor.js';
+import * as inbox from './inbox-sql.js';
+
+/** How the consumer operations reach the store's own pool; errors arrive as StoreError. */
+export interface MysqlOwnConnection {
+  /** One statement in autocommit. */
+  run(text: string, values?: unknown[]): Promise<SqlResult>;
+  /** A READ COMMITTED transaction: locking reads take no gap locks. */
+  ownTransaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+}
+
+/** Inbox and dead letters on MySQL/MariaDB; MysqlOutboxStore delegates its ConsumerStore methods here. */
+export class MysqlConsumerOps implements InboxStore, DeadLetterStore {
+  constructor(
+    private readonly db: MysqlOwnConnection,
+    private readonly t: TableNames,
+    private readonly prefix: string,
+  ) {}
+
+  async recordInbox(tx: SqlExecutor, messageId: string, group: string, now: number): Promise<boolean> {
+    try {
+      await tx.query(inbox.insertInbox(this.t), [messageId, group, now]);
+      return true;
+    } catch (err) {
+      // InnoDB rolls back just the failed statement: the caller's transaction goes on.
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+  }
+
+  async inboxRecordedAt(messageId: string, group: string): Promise<number | undefined> {
+    const { rows } = await this.db.run(inbox.selectRecordedAt(this.t), [messageId, group]);
+    return rows[0] ? Number(rows[0].recorded_at) : undefined;
+  }
+
+  /** In READ COMMITTED, so the range delete takes no gap locks that would stall consumers' inbox inserts. */
+  async purgeInbox(before: number, limit: number): Promise<number> {
+    return this.db.ownTransaction(async (tx) => (await tx.query(inbox.purgeInbox(this.t), [before, limit])).rowCount);
+  }
+
+  async recordFailure(tx: SqlExecutor, f: FailureRecord, decide: DecideRetry): Promise<RecordedFailure> {
+    const error = clipError(f.error);
+    await tx.query(dl.upsertFailure(this.t), [
+      f.messageId,
+      f.group,
+      f.topic,
+      f.type,
+      f.key,
+      f.version,
+      JSON.stringify(f.headers),
+      f.body,
+      f.bodyEncoding,
+      error,
+      f.poison,
+      f.now,
+      f.now,
+      error,
+      f.poison,
+      f.now,
+    ]);
+    const { rows } = await tx.query<{ id: number | string; attempts: number }>(dl.selectAttempts(this.t), [
+      f.messageId,
+      f.group,
+    ]);
+    const id = Number(rows[0]!.id);
+    const attempts = Number(rows[0]!.attempts);
+    const { status, nextRetryAt } = decide(attempts);
+    await tx.query(dl.applyDecision(this.t), [status, nextRetryAt, f.now, id]);
+    return { id, attempts, status, nextRetryAt };
+  }
+
+  /** Expired leases first, then due rows, each locked with SKIP LOCKED, then taken in one conditional update. */
+  async claimDue(req: ClaimDueRequest): Promise<DeadLetterRow[]> {
+    const leaseUntil = req.now + req.leaseMs;
+    const rows = await this.db.ownTransaction(async (tx) => {
+      const { rows } = await tx.query(dl.selectExpiredLeases(this.t, this.prefix), [req.now, req.group, req.limit]);
+      if (rows.length < req.limit) {
+        const due = await tx.query(dl.selectDue(this.t, this.prefix), [req.now, req.group, req.limit - rows.length]);
+        rows.push(...due.rows);
+      }
+      if (rows.length === 0) return rows;
+      const ids = rows.map((r) => r.id);
+      const taken = await tx.query(dl.claimRows(this.t, ids.length), [
+        req.owner,
+        leaseUntil,
+        req.now,
+        req.now,
+        req.now,
+        ...ids,
+      ]);
+      // The rows are locked by this transaction, so nothing can have changed them; if something did, take none.
+      if (taken.rowCount !== ids.length) throw new StoreError('MySQL: a dead-letter claim lost rows it had locked');
+      return rows;
+    });
+    return rows
+      .map((r) =>
+        toDeadLetterRow({
+          ...r,
+          status: 'replaying',
+          claimed_by: req.owner,
+          lease_until: leaseUntil,
+          updated_at: req.now,
+        }),
+      )
+      .sort((a, b) => a.id - b.id);
+  }
+
+  async markResolved(id: number, owner: string, now: number): Promise<boolean> {
+    return (await this.db.run(dl.markResolved(this.t), [now, id, owner])).rowCount === 1;
+  }
+
+  async reschedule(u: RescheduleUpdate): Promise<boolean> {
+    const res = await this.db.run(dl.reschedule(this.t), [
+      u.attempts,
+      u.decision.status,
+      u.decision.nextRetryAt,
+      clipError(u.error),
+      u.now,
+      u.id,
+      u.owner,
+    ]);
+    return res.rowCount === 1;
+  }
+
+  async ignore(id: number, reason: string, now: number): Promise<boolean> {
+    return (await this.db.run(dl.ignore(this.t), [reason, now, id])).rowCount === 1;
+  }
+
+  async getDeadLetter(messageId: string, group: string): Promise<DeadLetterRow | undefined> {
+    const { rows } = await this.db.run(dl.selectByKey(this.t), [messageId, group]);
+    return rows[0] ? toDeadLetterRow(rows[0]) : undefined;
+  }
+
+  async countDeadLetters(group?: string): Promise<Record<DeadLetterStatus, number>> {
+    const byGroup = group !== undefined;
+    return countsFromRows((await this.db.run(dl.countByStatus(this.t, byGroup), byGroup ? [group] : [])).rows);
+  }
+}

@@ -1,0 +1,82 @@
+import { DEAD_LETTER_COLUMNS } from '../shared/dead-letter-row.js';
+import type { TableNames } from '../shared/naming.js';
+
+/** MySQL/MariaDB statements of the dead letters, one named function each. Placeholders are `?`, in text order. */
+
+/** Index names; the claim forces them so stale statistics can never turn it into a table scan. */
+export const deadLetterIndexNames = (prefix: string) => ({
+  due: `${prefix}dead_letters_due`,
+  lease: `${prefix}dead_letters_lease`,
+});
+
+const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+/**
+ * ? message id, ? group, ? topic, ? type, ? key, ? version, ? headers, ? body, ? body encoding, ? error,
+ * ? poison, ? now, ? now, then for an existing row ? error, ? poison, ? now. The unique key decides
+ * insert or update, so concurrent writers of one key queue on its row lock and each adds one attempt.
+ * A resolved or ignored row starts over at 1 (attempts is assigned before anything reads a new status).
+ * No VALUES(): deprecated in MySQL 8, and MariaDB lacks the row alias that replaces it.
+ */
+export const upsertFailure = (t: TableNames) => `INSERT INTO ${t.deadLetters} (message_id, group_name, topic, type,
+  msg_key, version, headers, body, body_encoding, status, attempts, last_error, poison, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 1, ?, ?, ?, ?)
+ON DUPLICATE KEY UPDATE
+  attempts = IF(status IN ('resolved', 'ignored'), 1, attempts + 1),
+  last_error = ?, poison = ?, ignored_reason = NULL, updated_at = ?`;
+
+// Reads the transaction's own write (InnoDB shows a transaction its changes even in a snapshot).
+export const selectAttempts = (t: TableNames) =>
+  `SELECT id, attempts FROM ${t.deadLetters} WHERE message_id = ? AND group_name = ?`;
+
+/** ? status, ? next retry, ? now, ? id. Runs after upsertFailure, whose row lock it still holds. */
+export const applyDecision = (t: TableNames) => `UPDATE ${t.deadLetters}
+SET status = ?, next_retry_at = ?, claimed_by = NULL, lease_until = NULL, updated_at = ?
+WHERE id = ?`;
+
+/** ? now, ? group, ? limit. Replaying rows whose replayer's lease ran out. Run in READ COMMITTED (no gap locks). */
+export const selectExpiredLeases = (t: TableNames, prefix: string) => `SELECT ${DEAD_LETTER_COLUMNS}
+FROM ${t.deadLetters} FORCE INDEX (\`${deadLetterIndexNames(prefix).lease}\`)
+WHERE status = 'replaying' AND lease_until <= ? AND group_name = ?
+ORDER BY lease_until, id
+LIMIT ?
+FOR UPDATE SKIP LOCKED`;
+
+/** ? now, ? group, ? limit. Pending rows due for a retry. Run in READ COMMITTED (no gap locks). */
+export const selectDue = (t: TableNames, prefix: string) => `SELECT ${DEAD_LETTER_COLUMNS}
+FROM ${t.deadLetters} FORCE INDEX (\`${deadLetterIndexNames(prefix).due}\`)
+WHERE status = 'pending' AND next_retry_at <= ? AND group_name = ?
+ORDER BY next_retry_at, id
+LIMIT ?
+FOR UPDATE SKIP LOCKED`;
+
+/**
+ * ? owner, ? lease until, ? now, ? now, ? now, then `count` ids. The rows are locked by the selects
+ * above; the condition repeats them so the update is a compare-and-set whatever happens.
+ */
+export const claimRows = (t: TableNames, count: number) => `UPDATE ${t.deadLetters}
+SET status = 'replaying', claimed_by = ?, lease_until = ?, updated_at = ?
+WHERE ((status = 'pending' AND next_retry_at <= ?) OR (status = 'replaying' AND lease_until <= ?))
+  AND id IN (${list(count)})`;
+
+/** ? now, ? id, ? owner. */
+export const markResolved = (t: TableNames) => `UPDATE ${t.deadLetters}
+SET status = 'resolved', next_retry_at = NULL, claimed_by = NULL, lease_until = NULL, updated_at = ?
+WHERE id = ? AND status = 'replaying' AND claimed_by = ?`;
+
+/** ? attempts, ? status, ? next retry, ? error, ? now, ? id, ? owner. */
+export const reschedule = (t: TableNames) => `UPDATE ${t.deadLetters}
+SET attempts = ?, status = ?, next_retry_at = ?, last_error = ?, claimed_by = NULL, lease_until = NULL, updated_at = ?
+WHERE id = ? AND status = 'replaying' AND claimed_by = ?`;
+
+/** ? reason, ? now, ? id. */
+export const ignore = (t: TableNames) => `UPDATE ${t.deadLetters}
+SET status = 'ignored', ignored_reason = ?, next_retry_at = NULL, updated_at = ?
+WHERE id = ? AND status IN ('pending', 'dead')`;
+
+export const selectByKey = (t: TableNames) =>
+  `SELECT ${DEAD_LETTER_COLUMNS} FROM ${t.deadLetters} WHERE message_id = ? AND group_name = ?`;
+
+/** With `byGroup`, ? group. */
+export const countByStatus = (t: TableNames, byGroup: boolean) =>
+  `SELECT status, COUNT(*) AS n FROM ${t.deadLetters} ${byGroup ? 'WHERE group_name = ?' : ''} GROUP BY status`;

@@ -1,0 +1,63 @@
+import { DEAD_LETTER_COLUMNS, deadLetterColumns } from '../shared/dead-letter-row.js';
+import type { TableNames } from '../shared/naming.js';
+
+/** PostgreSQL statements of the dead letters, one named function each. */
+
+/**
+ * $1 message id, $2 group, $3 topic, $4 type, $5 key, $6 version, $7 headers, $8 body, $9 body encoding,
+ * $10 error, $11 poison, $12 now. The unique key decides insert or update, so concurrent writers of one
+ * key queue on its row lock and each adds one attempt. A resolved or ignored row starts over at 1.
+ */
+export const upsertFailure = (t: TableNames) => `INSERT INTO ${t.deadLetters} AS d (message_id, group_name, topic, type,
+  msg_key, version, headers, body, body_encoding, status, attempts, last_error, poison, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', 1, $10, $11, $12, $12)
+ON CONFLICT (message_id, group_name) DO UPDATE SET
+  attempts = CASE WHEN d.status IN ('resolved', 'ignored') THEN 1 ELSE d.attempts + 1 END,
+  last_error = EXCLUDED.last_error, poison = EXCLUDED.poison, ignored_reason = NULL, updated_at = EXCLUDED.updated_at
+RETURNING id, attempts`;
+
+/** $1 id, $2 status, $3 next retry, $4 now. Runs after upsertFailure, whose row lock it still holds. */
+export const applyDecision = (t: TableNames) => `UPDATE ${t.deadLetters}
+SET status = $2, next_retry_at = $3, claimed_by = NULL, lease_until = NULL, updated_at = $4
+WHERE id = $1`;
+
+/**
+ * $1 now, $2 limit, $3 owner, $4 lease until. Expired leases first (their replayer died), then due
+ * rows; each branch walks its partial index under SKIP LOCKED (plan forced with CLAIM_PLAN_SETTINGS).
+ * Locking re-checks the status on the newest row version, so a row another replayer just took drops
+ * out: each claim is a compare-and-set.
+ */
+export const claimDue = (t: TableNames) => `UPDATE ${t.deadLetters} d
+SET status = 'replaying', claimed_by = $3, lease_until = $4, updated_at = $1
+WHERE d.id = ANY(ARRAY(
+  SELECT e.id FROM (
+    SELECT id FROM ${t.deadLetters} WHERE status = 'replaying' AND lease_until <= $1 AND group_name = $5
+    ORDER BY lease_until, id LIMIT $2 FOR UPDATE SKIP LOCKED) e
+  UNION ALL
+  SELECT p.id FROM (
+    SELECT id FROM ${t.deadLetters} WHERE status = 'pending' AND next_retry_at <= $1 AND group_name = $5
+    ORDER BY next_retry_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) p
+  LIMIT $2))
+RETURNING ${deadLetterColumns('d')}`;
+
+/** $1 id, $2 owner, $3 now. */
+export const markResolved = (t: TableNames) => `UPDATE ${t.deadLetters}
+SET status = 'resolved', next_retry_at = NULL, claimed_by = NULL, lease_until = NULL, updated_at = $3
+WHERE id = $1 AND status = 'replaying' AND claimed_by = $2`;
+
+/** $1 id, $2 owner, $3 attempts, $4 status, $5 next retry, $6 error, $7 now. */
+export const reschedule = (t: TableNames) => `UPDATE ${t.deadLetters}
+SET attempts = $3, status = $4, next_retry_at = $5, last_error = $6, claimed_by = NULL, lease_until = NULL, updated_at = $7
+WHERE id = $1 AND status = 'replaying' AND claimed_by = $2`;
+
+/** $1 id, $2 reason, $3 now. */
+export const ignore = (t: TableNames) => `UPDATE ${t.deadLetters}
+SET status = 'ignored', ignored_reason = $2, next_retry_at = NULL, updated_at = $3
+WHERE id = $1 AND status IN ('pending', 'dead')`;
+
+export const selectByKey = (t: TableNames) =>
+  `SELECT ${DEAD_LETTER_COLUMNS} FROM ${t.deadLetters} WHERE message_id = $1 AND group_name = $2`;
+
+/** With `byGroup`, $1 is the group. */
+export const countByStatus = (t: TableNames, byGroup: boolean) =>
+  `SELECT status, count(*)::bigint AS n FROM ${t.deadLetters} ${byGroup ? 'WHERE group_name = $1' : ''} GROUP BY status`;

@@ -1,0 +1,15 @@
+import type { TableNames } from '../shared/naming.js';
+
+/** PostgreSQL statements of the inbox, one named function each. */
+
+/** $1 message id, $2 group, $3 now. Inserts nothing (rowCount 0) when the group already recorded the message. */
+export const insertInbox = (t: TableNames) => `INSERT INTO ${t.inbox} (message_id, group_name, recorded_at)
+VALUES ($1, $2, $3)
+ON CONFLICT (message_id, group_name) DO NOTHING`;
+
+export const selectRecordedAt = (t: TableNames) =>
+  `SELECT recorded_at FROM ${t.inbox} WHERE message_id = $1 AND group_name = $2`;
+
+/** $1 before, $2 limit. */
+export const purgeInbox = (t: TableNames) => `DELETE FROM ${t.inbox} WHERE (message_id, group_name) IN (
+  SELECT message_id, group_name FROM ${t.inbox} WHERE recorded_at < $1 ORDER BY recorded_at LIMIT $2)`;

@@ -1,0 +1,67 @@
+import { DEAD_LETTER_COLUMNS } from '../shared/dead-letter-row.js';
+import type { TableNames } from '../shared/naming.js';
+
+/** SQLite statements of the dead letters, one named function each. Placeholders are `?`, in text order. */
+
+/** Index names; the claim names them with INDEXED BY (see claimDue). */
+export const deadLetterIndexNames = (prefix: string) => ({
+  due: `${prefix}dead_letters_due`,
+  lease: `${prefix}dead_letters_lease`,
+});
+
+/**
+ * ? message id, ? group, ? topic, ? type, ? key, ? version, ? headers, ? body, ? body encoding, ? error,
+ * ? poison, ? now, ? now. The unique key decides insert or update; a resolved or ignored row starts over at 1.
+ */
+export const upsertFailure = (t: TableNames) => `INSERT INTO ${t.deadLetters} (message_id, group_name, topic, type,
+  msg_key, version, headers, body, body_encoding, status, attempts, last_error, poison, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 1, ?, ?, ?, ?)
+ON CONFLICT (message_id, group_name) DO UPDATE SET
+  attempts = CASE WHEN status IN ('resolved', 'ignored') THEN 1 ELSE attempts + 1 END,
+  last_error = excluded.last_error, poison = excluded.poison, ignored_reason = NULL, updated_at = excluded.updated_at
+RETURNING id, attempts`;
+
+/** ? status, ? next retry, ? now, ? id. */
+export const applyDecision = (t: TableNames) => `UPDATE ${t.deadLetters}
+SET status = ?, next_retry_at = ?, claimed_by = NULL, lease_until = NULL, updated_at = ?
+WHERE id = ?`;
+
+/**
+ * ? owner, ? lease until, ? now, then ? now, ? group, ? limit for expired leases (first: their replayer
+ * died), ? now, ? group, ? limit for due rows, and ? limit overall. One statement, and SQLite has one writer, so the
+ * claim is atomic without row locks. INDEXED BY pins the partial indexes whatever ANALYZE recorded.
+ */
+export const claimDue = (t: TableNames, prefix: string) => `UPDATE ${t.deadLetters}
+SET status = 'replaying', claimed_by = ?, lease_until = ?, updated_at = ?
+WHERE id IN (
+  SELECT id FROM (
+    SELECT id FROM ${t.deadLetters} INDEXED BY "${deadLetterIndexNames(prefix).lease}"
+    WHERE status = 'replaying' AND lease_until <= ? AND group_name = ? ORDER BY lease_until, id LIMIT ?)
+  UNION ALL
+  SELECT id FROM (
+    SELECT id FROM ${t.deadLetters} INDEXED BY "${deadLetterIndexNames(prefix).due}"
+    WHERE status = 'pending' AND next_retry_at <= ? AND group_name = ? ORDER BY next_retry_at, id LIMIT ?)
+  LIMIT ?)
+RETURNING ${DEAD_LETTER_COLUMNS}`;
+
+/** ? now, ? id, ? owner. */
+export const markResolved = (t: TableNames) => `UPDATE ${t.deadLetters}
+SET status = 'resolved', next_retry_at = NULL, claimed_by = NULL, lease_until = NULL, updated_at = ?
+WHERE id = ? AND status = 'replaying' AND claimed_by = ?`;
+
+/** ? attempts, ? status, ? next retry, ? error, ? now, ? id, ? owner. */
+export const reschedule = (t: TableNames) => `UPDATE ${t.deadLetters}
+SET attempts = ?, status = ?, next_retry_at = ?, last_error = ?, claimed_by = NULL, lease_until = NULL, updated_at = ?
+WHERE id = ? AND status = 'replaying' AND claimed_by = ?`;
+
+/** ? reason, ? now, ? id. */
+export const ignore = (t: TableNames) => `UPDATE ${t.deadLetters}
+SET status = 'ignored', ignored_reason = ?, next_retry_at = NULL, updated_at = ?
+WHERE id = ? AND status IN ('pending', 'dead')`;
+
+export const selectByKey = (t: TableNames) =>
+  `SELECT ${DEAD_LETTER_COLUMNS} FROM ${t.deadLetters} WHERE message_id = ? AND group_name = ?`;
+
+/** With `byGroup`, ? group. */
+export const countByStatus = (t: TableNames, byGroup: boolean) =>
+  `SELECT status, count(*) AS n FROM ${t.deadLetters} ${byGroup ? 'WHERE group_name = ?' : ''} GROUP BY status`;

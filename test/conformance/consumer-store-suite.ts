@@ -1,0 +1,405 @@
+/**
+ * Consumer store conformance suite (inbox and dead letters). Every database adapter runs it:
+ *
+ *   runConsumerStoreConformance('postgres', async () => ({ ...(await makePostgresFixture()), ...plan }));
+ *
+ * The fixture is the outbox suite's (a migrated store, transactions on a second connection) plus
+ * the plan of the dead-letter claim query.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DeadLetterRow, FailureRecord, RetryDecision } from '../../src/ports/consumer-store.js';
+import type { StoreFixture } from './outbox-store-suite.js';
+import { newRow } from '../support/rows.js';
+
+export interface ConsumerStoreFixture extends StoreFixture {
+  /** The plan of the dead-letter claim as text, after the fixture made statistics misleading. */
+  deadLetterClaimPlan(): Promise<string>;
+  /** Names of the indexes the dead-letter claim must use. */
+  readonly deadLetterClaimIndexes: readonly string[];
+}
+
+const GROUP = 'billing';
+
+export function failure(overrides: Partial<FailureRecord> = {}): FailureRecord {
+  return {
+    messageId: randomUUID(),
+    group: GROUP,
+    topic: 'orders',
+    type: 'order.created',
+    key: 'o-1',
+    version: 1,
+    headers: { 'surety-type': 'order.created', tenant: 'acme' },
+    body: '{"total":42}',
+    bodyEncoding: 'utf8',
+    error: 'handler failed',
+    poison: false,
+    now: 1_000,
+    ...overrides,
+  };
+}
+
+const retryAt =
+  (nextRetryAt: number): ((attempts: number) => RetryDecision) =>
+  () => ({ status: 'pending', nextRetryAt });
+const dead = (): RetryDecision => ({ status: 'dead', nextRetryAt: null });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function runConsumerStoreConformance(name: string, makeFixture: () => Promise<ConsumerStoreFixture>): void {
+  describe(`consumer store conformance: ${name}`, () => {
+    let f: ConsumerStoreFixture;
+    beforeEach(async () => {
+      f = await makeFixture();
+    });
+    afterEach(async () => {
+      await f?.teardown();
+    });
+
+    /** Records one failure per record in one transaction; returns the rows. */
+    const seed = async (records: FailureRecord[], decide = retryAt(1_000)): Promise<DeadLetterRow[]> => {
+      await f.store.transaction(async (tx) => {
+        for (const r of records) await f.store.recordFailure(tx, r, decide);
+      });
+      return Promise.all(records.map(async (r) => (await f.store.getDeadLetter(r.messageId, r.group))!));
+    };
+    const seedOne = async (overrides: Partial<FailureRecord> = {}, decide = retryAt(1_000)) =>
+      (await seed([failure(overrides)], decide))[0]!;
+    const claim = (owner: string, now = 10_000, limit = 100, leaseMs = 5_000) =>
+      f.store.claimDue({ owner, group: GROUP, now, limit, leaseMs });
+    const statusOf = async (row: DeadLetterRow) => (await f.store.getDeadLetter(row.messageId, row.group))!.status;
+    const zeros = { pending: 0, replaying: 0, resolved: 0, ignored: 0, dead: 0 };
+
+    it('claims only the rows of the requested group', async () => {
+      const mine = await seedOne();
+      const theirs = await seedOne({ group: `${GROUP}-other` });
+      expect((await claim('r1')).map((r) => r.messageId)).toEqual([mine.messageId]);
+      expect(await statusOf(theirs)).toBe('pending');
+      const other = await f.store.claimDue({
+        owner: 'r2',
+        group: `${GROUP}-other`,
+        now: 10_000,
+        limit: 100,
+        leaseMs: 5_000,
+      });
+      expect(other.map((r) => r.messageId)).toEqual([theirs.messageId]);
+    });
+
+    it('migrates idempotently, also concurrently, and adds the consumer tables to an older schema', async () => {
+      await Promise.all([f.store.migrate(), f.store.migrate()]);
+      await f.store.migrate();
+      expect(await f.store.countDeadLetters()).toEqual(zeros);
+      // Back to the schema of version 1, holding an outbox row, as a store migrated before this release.
+      const kept = newRow();
+      await f.store.transaction((tx) => f.store.insert(tx, kept, { ordered: false }));
+      const t = f.store.tables;
+      await f.store.transaction(async (tx) => {
+        await tx.query(`DROP TABLE ${t.inbox}`);
+        await tx.query(`DROP TABLE ${t.deadLetters}`);
+        await tx.query(`DELETE FROM ${t.migrations} WHERE id = 2`);
+      });
+      await Promise.all([f.store.migrate(), f.store.migrate()]);
+      const { rows } = await f.store.transaction((tx) => tx.query(`SELECT id FROM ${t.migrations} ORDER BY id`));
+      expect(rows.map((r) => Number(r.id))).toEqual([1, 2]);
+      expect(await f.store.get(kept.messageId)).toBeDefined();
+      expect(await f.store.countDeadLetters()).toEqual(zeros);
+      expect(await f.store.transaction((tx) => f.store.recordInbox(tx, randomUUID(), GROUP, 1))).toBe(true);
+    });
+
+    it('records an inbox row once per group, and a rolled-back one leaves nothing', async () => {
+      const id = randomUUID();
+      const t = await f.begin();
+      expect(await f.store.recordInbox(t.tx, id, GROUP, 1_000)).toBe(true);
+      // A duplicate inside the same transaction leaves it usable (MySQL: only the statement rolls back).
+      expect(await f.store.recordInbox(t.tx, id, GROUP, 1_001)).toBe(false);
+      expect(await f.store.recordInbox(t.tx, id, 'shipping', 1_002)).toBe(true);
+      await t.commit();
+      expect(await f.store.transaction((tx) => f.store.recordInbox(tx, id, GROUP, 2_000))).toBe(false);
+      expect(await f.store.inboxRecordedAt(id, GROUP)).toBe(1_000);
+      expect(await f.store.inboxRecordedAt(id, 'shipping')).toBe(1_002);
+
+      const lost = randomUUID();
+      const r = await f.begin();
+      expect(await f.store.recordInbox(r.tx, lost, GROUP, 3_000)).toBe(true);
+      await r.rollback();
+      expect(await f.store.inboxRecordedAt(lost, GROUP)).toBeUndefined();
+      expect(await f.store.transaction((tx) => f.store.recordInbox(tx, lost, GROUP, 4_000))).toBe(true);
+    });
+
+    it('inserts a failure with attempts 1, then increments the same row and applies each decision', async () => {
+      const record = failure({ now: 1_000, error: 'first' });
+      const seen: number[] = [];
+      const first = await f.store.transaction((tx) =>
+        f.store.recordFailure(tx, record, (attempts) => {
+          seen.push(attempts);
+          return { status: 'pending', nextRetryAt: 5_000 };
+        }),
+      );
+      expect(first).toMatchObject({ attempts: 1, status: 'pending', nextRetryAt: 5_000 });
+      expect(await f.store.getDeadLetter(record.messageId, GROUP)).toEqual({
+        id: first.id,
+        messageId: record.messageId,
+        group: GROUP,
+        topic: 'orders',
+        type: 'order.created',
+        key: 'o-1',
+        version: 1,
+        headers: record.headers,
+        body: record.body,
+        bodyEncoding: 'utf8',
+        status: 'pending',
+        attempts: 1,
+        nextRetryAt: 5_000,
+        lastError: 'first',
+        poison: false,
+        ignoredReason: null,
+        claimedBy: null,
+        leaseUntil: null,
+        createdAt: 1_000,
+        updatedAt: 1_000,
+      });
+      const second = await f.store.transaction((tx) =>
+        f.store.recordFailure(tx, { ...record, now: 2_000, error: 'second' }, (attempts) => {
+          seen.push(attempts);
+          return dead();
+        }),
+      );
+      expect(second).toEqual({ id: first.id, attempts: 2, status: 'dead', nextRetryAt: null });
+      expect(seen).toEqual([1, 2]);
+      expect(await f.store.getDeadLetter(record.messageId, GROUP)).toMatchObject({
+        status: 'dead',
+        attempts: 2,
+        nextRetryAt: null,
+        lastError: 'second',
+        createdAt: 1_000,
+        updatedAt: 2_000,
+      });
+      expect(await f.store.countDeadLetters()).toEqual({ ...zeros, dead: 1 });
+    });
+
+    it('keeps poison and base64 bodies as given, and clips a huge error', async () => {
+      const record = failure({
+        type: '',
+        key: '',
+        poison: true,
+        body: Buffer.from([0xff, 0x00, 0xfe]).toString('base64'),
+        bodyEncoding: 'base64',
+        headers: { 'x-note': 'naïve ✓' },
+        error: 'x'.repeat(10_000),
+      });
+      await f.store.transaction((tx) => f.store.recordFailure(tx, record, dead));
+      const row = (await f.store.getDeadLetter(record.messageId, GROUP))!;
+      expect(row).toMatchObject({ type: '', key: '', poison: true, body: record.body, bodyEncoding: 'base64' });
+      expect(row.headers).toEqual({ 'x-note': 'naïve ✓' });
+      expect(row.lastError.length).toBeLessThanOrEqual(2_000);
+    });
+
+    it('reopens a resolved or ignored row as a new failure', async () => {
+      const a = await seedOne();
+      const [claimed] = await claim('r1');
+      expect(await f.store.markResolved(claimed!.id, 'r1', 11_000)).toBe(true);
+      const b = await seedOne({}, dead);
+      expect(await f.store.ignore(b.id, 'known bad', 12_000)).toBe(true);
+      for (const row of [a, b]) {
+        const again = await f.store.transaction((tx) =>
+          f.store.recordFailure(tx, failure({ messageId: row.messageId, now: 20_000 }), retryAt(30_000)),
+        );
+        expect(again).toEqual({ id: row.id, attempts: 1, status: 'pending', nextRetryAt: 30_000 });
+        expect(await f.store.getDeadLetter(row.messageId, GROUP)).toMatchObject({
+          status: 'pending',
+          ignoredReason: null,
+          claimedBy: null,
+        });
+      }
+    });
+
+    it('counts concurrent failures of one message from two open transactions on one row', async () => {
+      if (!f.concurrentWriters) return;
+      const record = failure();
+      const a = await f.begin();
+      const b = await f.begin();
+      const first = await f.store.recordFailure(a.tx, record, retryAt(5_000));
+      // b finds a's uncommitted row through the unique key and waits for it.
+      let settled = false;
+      const pending = f.store
+        .recordFailure(b.tx, { ...record, now: 2_000 }, retryAt(6_000))
+        .finally(() => (settled = true));
+      await sleep(100);
+      expect(settled).toBe(false);
+      await a.commit();
+      const second = await pending;
+      await b.commit();
+      expect(first.attempts).toBe(1);
+      expect(second).toEqual({ id: first.id, attempts: 2, status: 'pending', nextRetryAt: 6_000 });
+      expect(await f.store.countDeadLetters()).toEqual({ ...zeros, pending: 1 });
+    });
+
+    it('inserts afresh when the concurrent first writer rolls back', async () => {
+      if (!f.concurrentWriters) return;
+      const record = failure();
+      const a = await f.begin();
+      const b = await f.begin();
+      await f.store.recordFailure(a.tx, record, retryAt(5_000));
+      const pending = f.store.recordFailure(b.tx, record, retryAt(6_000));
+      await sleep(100);
+      await a.rollback();
+      const second = await pending;
+      await b.commit();
+      expect(second).toMatchObject({ attempts: 1, nextRetryAt: 6_000 });
+      expect(await f.store.getDeadLetter(record.messageId, GROUP)).toMatchObject({ id: second.id, attempts: 1 });
+    });
+
+    it('gives each due row to exactly one of several concurrent claimers, and leaves rows not due', async () => {
+      const due = await seed(
+        Array.from({ length: 60 }, () => failure()),
+        retryAt(5_000),
+      );
+      const later = await seed(
+        Array.from({ length: 5 }, () => failure()),
+        retryAt(1_000_000),
+      );
+      const claims = await Promise.all(['a', 'b', 'c'].map((owner) => claim(owner, 10_000, 25, 60_000)));
+      const ids = claims.flat().map((r) => r.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect([...ids].sort((x, y) => x - y)).toEqual(due.map((r) => r.id).sort((x, y) => x - y));
+      for (const [i, owner] of ['a', 'b', 'c'].entries()) {
+        expect(claims[i]!.length).toBeLessThanOrEqual(25);
+        for (const r of claims[i]!)
+          expect(r).toMatchObject({ status: 'replaying', claimedBy: owner, leaseUntil: 70_000 });
+      }
+      expect(await claim('d', 10_000)).toEqual([]);
+      for (const r of later) expect(await statusOf(r)).toBe('pending');
+      expect(await f.store.countDeadLetters()).toEqual({ ...zeros, pending: 5, replaying: 60 });
+    });
+
+    it('claims at most the limit, oldest due first', async () => {
+      const rows = await seed([failure(), failure(), failure()], retryAt(3_000));
+      const early = await seedOne({}, retryAt(2_000));
+      const first = await claim('r1', 10_000, 2);
+      expect(first.length).toBe(2);
+      expect(first.map((r) => r.id)).toContain(early.id);
+      const rest = await claim('r2', 10_000, 10);
+      expect([...first, ...rest].map((r) => r.id).sort((x, y) => x - y)).toEqual(
+        [early, ...rows].map((r) => r.id).sort((x, y) => x - y),
+      );
+    });
+
+    it('makes a row whose lease expired claimable by another owner, and the old owner loses it', async () => {
+      const row = await seedOne();
+      expect((await claim('a', 10_000, 10, 5_000)).map((r) => r.id)).toEqual([row.id]);
+      expect(await claim('b', 14_999)).toEqual([]);
+      const retaken = await claim('b', 15_000, 10, 5_000);
+      expect(retaken.map((r) => r.id)).toEqual([row.id]);
+      expect(retaken[0]).toMatchObject({ claimedBy: 'b', leaseUntil: 20_000, attempts: 1 });
+      expect(await f.store.markResolved(row.id, 'a', 15_001)).toBe(false);
+      expect(await f.store.markResolved(row.id, 'b', 15_002)).toBe(true);
+      expect(await claim('c', 100_000)).toEqual([]);
+    });
+
+    it('resolves and reschedules only a replaying row held by the caller', async () => {
+      const row = await seedOne();
+      const decision: RetryDecision = { status: 'pending', nextRetryAt: 50_000 };
+      const update = { id: row.id, attempts: 2, decision, error: 'again', now: 11_000 };
+      expect(await f.store.markResolved(row.id, 'r1', 10_000)).toBe(false); // pending, not claimed
+      expect(await f.store.reschedule({ ...update, owner: 'r1' })).toBe(false);
+      await claim('r1');
+      expect(await f.store.markResolved(row.id, 'intruder', 10_500)).toBe(false);
+      expect(await f.store.reschedule({ ...update, owner: 'intruder' })).toBe(false);
+      expect(await f.store.reschedule({ ...update, owner: 'r1' })).toBe(true);
+      expect(await f.store.getDeadLetter(row.messageId, GROUP)).toMatchObject({
+        status: 'pending',
+        attempts: 2,
+        nextRetryAt: 50_000,
+        lastError: 'again',
+        claimedBy: null,
+        leaseUntil: null,
+        updatedAt: 11_000,
+      });
+      expect(await f.store.reschedule({ ...update, owner: 'r1' })).toBe(false); // no longer replaying
+      expect(await claim('r1', 49_999)).toEqual([]);
+      expect((await claim('r1', 50_000)).map((r) => r.id)).toEqual([row.id]);
+      expect(await f.store.reschedule({ ...update, owner: 'r1', attempts: 3, decision: dead() })).toBe(true);
+      expect(await f.store.getDeadLetter(row.messageId, GROUP)).toMatchObject({ status: 'dead', nextRetryAt: null });
+      expect(await claim('r1', 10_000_000)).toEqual([]);
+      expect(await f.store.markResolved(row.id, 'r1', 60_000)).toBe(false);
+
+      const other = await seedOne();
+      await claim('r2');
+      expect(await f.store.markResolved(other.id, 'r2', 12_000)).toBe(true);
+      expect(await f.store.getDeadLetter(other.messageId, GROUP)).toMatchObject({
+        status: 'resolved',
+        claimedBy: null,
+        leaseUntil: null,
+        nextRetryAt: null,
+        updatedAt: 12_000,
+      });
+      expect(await f.store.markResolved(other.id, 'r2', 12_001)).toBe(false);
+    });
+
+    it('ignores only pending or dead rows, keeping the reason', async () => {
+      const pending = await seedOne({}, retryAt(1_000_000));
+      const deadRow = await seedOne({}, dead);
+      const replaying = await seedOne();
+      await claim('r1');
+      expect(await f.store.ignore(replaying.id, 'no', 20_000)).toBe(false);
+      expect(await f.store.ignore(pending.id, 'duplicate order', 20_000)).toBe(true);
+      expect(await f.store.ignore(pending.id, 'again', 20_001)).toBe(false);
+      expect(await f.store.ignore(deadRow.id, 'obsolete', 20_002)).toBe(true);
+      expect(await f.store.getDeadLetter(pending.messageId, GROUP)).toMatchObject({
+        status: 'ignored',
+        ignoredReason: 'duplicate order',
+        nextRetryAt: null,
+        updatedAt: 20_000,
+      });
+      await f.store.markResolved(replaying.id, 'r1', 20_003);
+      expect(await f.store.ignore(replaying.id, 'late', 20_004)).toBe(false); // resolved
+      expect(await f.store.ignore(999_999, 'missing', 20_005)).toBe(false);
+      expect(await claim('r2', 10_000_000)).toEqual([]);
+    });
+
+    it('counts rows in every status, for all groups or one', async () => {
+      await seed([failure(), failure()], retryAt(1_000_000));
+      const replaying = await seedOne();
+      await claim('r1');
+      const resolved = await seedOne();
+      await claim('r2');
+      await f.store.markResolved(resolved.id, 'r2', 11_000);
+      const ignored = await seedOne({}, dead);
+      await f.store.ignore(ignored.id, 'why not', 11_000);
+      await seedOne({}, dead);
+      await seedOne({ group: 'shipping' }, retryAt(1_000_000));
+      expect(await statusOf(replaying)).toBe('replaying');
+      expect(await f.store.countDeadLetters()).toEqual({ pending: 3, replaying: 1, resolved: 1, ignored: 1, dead: 1 });
+      expect(await f.store.countDeadLetters(GROUP)).toEqual({
+        pending: 2,
+        replaying: 1,
+        resolved: 1,
+        ignored: 1,
+        dead: 1,
+      });
+      expect(await f.store.countDeadLetters('shipping')).toEqual({ ...zeros, pending: 1 });
+      expect(await f.store.countDeadLetters('nobody')).toEqual(zeros);
+    });
+
+    it('purges only inbox rows older than the limit, in bounded batches', async () => {
+      const ids = [1_000, 2_000, 3_000, 4_000, 5_000].map((at) => ({ id: randomUUID(), at }));
+      await f.store.transaction(async (tx) => {
+        for (const { id, at } of ids) await f.store.recordInbox(tx, id, GROUP, at);
+      });
+      expect(await f.store.purgeInbox(3_500, 2)).toBe(2);
+      expect(await f.store.purgeInbox(3_500, 2)).toBe(1);
+      expect(await f.store.purgeInbox(3_500, 2)).toBe(0);
+      const left = await Promise.all(ids.map(({ id }) => f.store.inboxRecordedAt(id, GROUP)));
+      expect(left).toEqual([undefined, undefined, undefined, 4_000, 5_000]);
+    });
+
+    it('runs the dead-letter claim on its indexes whatever the statistics say', async () => {
+      await seed(
+        Array.from({ length: 300 }, () => failure()),
+        retryAt(1_000),
+      );
+      const plan = await f.deadLetterClaimPlan();
+      for (const index of f.deadLetterClaimIndexes) expect(plan).toContain(index);
+      expect(plan).not.toMatch(/Seq Scan|SCAN [a-z0-9_"]*dead_letters"?(?! USING)|type: ALL|\bALL\b.*dead_letters/i);
+    });
+  });
+}

@@ -1,0 +1,118 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/core/logger.js';
+import { Consumer } from '../../src/consumer/consumer.js';
+import { failureRecord } from '../../src/consumer/batch-processor.js';
+import { ReplayJob } from '../../src/consumer/replay-job.js';
+import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { StoreFixture } from '../conformance/outbox-store-suite.js';
+import { effectsTable, wire } from '../support/consumer-env.js';
+import { uniqueName } from '../support/env.js';
+import { storeFixtures } from '../support/stores.js';
+import { ManualClock } from '../support/wait.js';
+
+const ROWS = 300;
+const noTransport = { subscribe: async () => ({ close: async () => undefined }) };
+
+for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
+  describe(`replay job on ${dialect}`, () => {
+    let f: StoreFixture;
+    let store: ConsumerStore;
+    let effects: Awaited<ReturnType<typeof effectsTable>>;
+    let group: string;
+
+    beforeEach(async () => {
+      f = await makeStore(`replay_${dialect}`);
+      store = f.store as unknown as ConsumerStore;
+      effects = await effectsTable(f);
+      group = uniqueName('g');
+    });
+    afterEach(async () => f.teardown());
+
+    /** Dead letters due now, as a failing consumer would have written them. */
+    async function seed(n: number): Promise<string[]> {
+      const ids: string[] = [];
+      for (let i = 0; i < n; i += 50) {
+        await store.transaction(async (tx) => {
+          for (let j = i; j < Math.min(n, i + 50); j++) {
+            const message = wire({ type: 'order.created', payload: { j } });
+            ids.push(message.id);
+            const failure = failureRecord(
+              { message, topic: 'order.created', replay: false },
+              group,
+              'boom',
+              false,
+              Date.now() - 1_000,
+            );
+            await store.recordFailure(tx, failure, () => ({ status: 'pending', nextRetryAt: Date.now() - 1_000 }));
+          }
+        });
+      }
+      return ids;
+    }
+
+    const consumer = (clock?: ManualClock) =>
+      new Consumer({ group, store, transport: noTransport, logger: silentLogger, ...(clock ? { clock } : {}) }).on(
+        'order.created',
+        async (_p, { tx, envelope }) => {
+          await effects.insert(tx, envelope.id, group, 'replayed');
+        },
+      );
+
+    for (const replayers of [2, 3]) {
+      it(`${replayers} replayers at once replay each due row exactly once`, async () => {
+        const ids = await seed(ROWS);
+        const c = consumer();
+        const jobs = Array.from(
+          { length: replayers },
+          (_, i) => new ReplayJob(c, { owner: `r${i}`, batchSize: 25, concurrency: 5, ratePerSecond: 100_000 }),
+        );
+        const resolvedBy = await Promise.all(
+          jobs.map(async (job) => {
+            let total = 0;
+            for (;;) {
+              const n = await job.runOnce();
+              total += n;
+              if (n === 0 && (await store.countDeadLetters(group)).pending === 0) return total;
+            }
+          }),
+        );
+        expect(resolvedBy.reduce((a, b) => a + b, 0)).toBe(ROWS);
+        expect(resolvedBy.filter((n) => n > 0).length).toBeGreaterThan(1);
+        const rows = await effects.rows();
+        expect(rows).toHaveLength(ROWS);
+        expect(new Set(rows.map((r) => r.message_id))).toEqual(new Set(ids));
+        expect(await store.countDeadLetters(group)).toMatchObject({ resolved: ROWS, pending: 0, replaying: 0 });
+      });
+    }
+
+    it('takes back a row whose replayer died, after its lease', async () => {
+      const [id] = await seed(1);
+      const clock = new ManualClock(Date.now());
+      // A replayer claims the row and dies before settling it.
+      const orphan = await store.claimDue({
+        owner: 'dead-replayer',
+        group,
+        now: clock.now(),
+        limit: 10,
+        leaseMs: 30_000,
+      });
+      expect(orphan.map((r) => r.messageId)).toEqual([id]);
+      const job = new ReplayJob(consumer(clock), { owner: 'survivor', ratePerSecond: 1_000 });
+      clock.advance(29_999);
+      expect(await job.runOnce()).toBe(0); // still leased
+      clock.advance(1);
+      expect(await job.runOnce()).toBe(1);
+      expect(await store.getDeadLetter(id!, group)).toMatchObject({ status: 'resolved' });
+      expect(await store.markResolved(orphan[0]!.id, 'dead-replayer', Date.now())).toBe(false);
+    });
+
+    it('never exceeds its rate limit', async () => {
+      await seed(30);
+      const job = new ReplayJob(consumer(), { ratePerSecond: 50, concurrency: 5, batchSize: 100 });
+      const started = performance.now();
+      expect(await job.runOnce()).toBe(30);
+      const seconds = (performance.now() - started) / 1000;
+      expect(30 / seconds).toBeLessThanOrEqual(50 * 1.05 + 5); // one initial token of burst
+    });
+  });
+}

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { claimDue } from '../../src/stores/postgres/dead-letter-sql.js';
+import { pgExecutor, statementName } from '../../src/stores/postgres/executor.js';
+import { insertInbox } from '../../src/stores/postgres/inbox-sql.js';
+import { CLAIM_PLAN_SETTINGS } from '../../src/stores/postgres/outbox-sql.js';
+import { runConsumerStoreConformance } from '../conformance/consumer-store-suite.js';
+import { makePostgresFixture } from './fixtures.js';
+
+runConsumerStoreConformance('postgres', async () => {
+  const f = await makePostgresFixture('pg_consumer');
+  return {
+    ...f,
+    deadLetterClaimIndexes: ['surety_dead_letters_due', 'surety_dead_letters_lease'],
+    async deadLetterClaimPlan() {
+      const client = await f.pool.connect();
+      try {
+        // Statistics that say "empty table" tempt the planner into a sequential scan.
+        await client.query(`ALTER TABLE ${f.store.tables.deadLetters} SET (autovacuum_enabled = false)`);
+        await client.query(`BEGIN; ${CLAIM_PLAN_SETTINGS}`);
+        const res = await client.query(`EXPLAIN ${claimDue(f.store.tables)}`, [10_000, 500, 'x', 20_000, 'g']);
+        await client.query('ROLLBACK');
+        return res.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+      } finally {
+        client.release();
+      }
+    },
+  };
+});
+
+describe('postgres consumer store specifics', () => {
+  let f: Awaited<ReturnType<typeof makePostgresFixture>>;
+  beforeEach(async () => {
+    f = await makePostgresFixture('pg_consumer_specifics');
+  });
+  afterEach(async () => {
+    await f.teardown();
+  });
+
+  it('records the inbox through a statement prepared once per connection', async () => {
+    const client = await f.pool.connect();
+    try {
+      await client.query('BEGIN');
+      expect(await f.store.recordInbox(pgExecutor(client), randomUUID(), 'g', 1)).toBe(true);
+      await client.query('COMMIT');
+      const { rows } = await client.query('SELECT name FROM pg_prepared_statements');
+      expect(rows.map((r: { name: string }) => r.name)).toContain(statementName(insertInbox(f.store.tables)));
+    } finally {
+      client.release();
+    }
+  });
+});

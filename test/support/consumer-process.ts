@@ -1,0 +1,63 @@
+/**
+ * A consumer in its own process, for crash tests. It SIGKILLs itself at SURETY_CRASH_AT:
+ *   before-ack    the handler's transaction committed, the ack not yet sent
+ *   mid-handler   inside the handler, after its write, before the commit
+ * Env: SURETY_BROKER (rabbitmq | embedded), SURETY_LOG_PATH, SURETY_EXCHANGE, SURETY_PG_URL, SURETY_PG_SCHEMA, SURETY_GROUP, SURETY_EFFECTS.
+ */
+import { silentLogger } from '../../src/core/logger.js';
+import { Consumer } from '../../src/consumer/consumer.js';
+import type { Subscriber } from '../../src/ports/transport.js';
+import { createPostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createEmbeddedTransport } from '../../src/transports/embedded/index.js';
+import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
+
+const env = (n: string) =>
+  process.env[n] ??
+  (() => {
+    throw new Error(`${n} is required`);
+  })();
+const crashAt = env('SURETY_CRASH_AT');
+const die = () => process.kill(process.pid, 'SIGKILL');
+
+const store = await createPostgresOutboxStore({
+  connectionString: env('SURETY_PG_URL'),
+  schema: env('SURETY_PG_SCHEMA'),
+});
+const transport =
+  env('SURETY_BROKER') === 'rabbitmq'
+    ? await createRabbitMqTransport({ url: env('SURETY_AMQP_URL'), exchange: env('SURETY_EXCHANGE') })
+    : await createEmbeddedTransport({ path: env('SURETY_LOG_PATH'), pollIntervalMs: 20, leaseTtlMs: 1_000 });
+if ('waitUntilReady' in transport) await transport.waitUntilReady(10_000);
+const killingSubscriber: Subscriber = {
+  subscribe: (options, handler) =>
+    transport.subscribe(options, (delivery) =>
+      handler({
+        ...delivery,
+        message: delivery.message,
+        topic: delivery.topic,
+        redeliveries: delivery.redeliveries,
+        ack: async () => {
+          if (crashAt === 'before-ack') die();
+          return delivery.ack();
+        },
+        retry: () => delivery.retry(),
+      }),
+    ),
+};
+const consumer = new Consumer({
+  group: env('SURETY_GROUP'),
+  store,
+  transport: killingSubscriber,
+  logger: silentLogger,
+  batchSize: 1,
+});
+consumer.on('order.created', async (_p, { tx, envelope }) => {
+  await tx.query(`INSERT INTO ${env('SURETY_EFFECTS')} (message_id, group_name, note) VALUES ($1, $2, $3)`, [
+    envelope.id,
+    env('SURETY_GROUP'),
+    'child',
+  ]);
+  if (crashAt === 'mid-handler') die();
+});
+await consumer.start();
+process.stdout.write('ready\n');
