@@ -37,6 +37,21 @@ const schema = z.object({
   /** Pause between retries while the consumer's own database is unavailable. */
   unavailableBackoffMs: z.array(z.number().int().min(1)).min(1).default([200, 500, 1_000, 2_000, 5_000, 10_000]),
   instanceId: z.string().min(1).max(64).optional(),
+  /** How long inbox rows are kept; `false` keeps them forever. */
+  inboxRetention: z
+    .union([
+      z.literal(false),
+      z.object({
+        windowMs: z
+          .number()
+          .int()
+          .min(60_000)
+          .default(7 * 86_400_000),
+        intervalMs: z.number().int().min(10).default(60_000),
+        batchSize: z.number().int().min(1).max(100_000).default(1_000),
+      }),
+    ])
+    .default({ windowMs: 7 * 86_400_000, intervalMs: 60_000, batchSize: 1_000 }),
 });
 
 export interface ConsumerOptions extends z.input<typeof schema> {
@@ -68,6 +83,8 @@ export interface ResolvedConsumerOptions {
   readonly retry: RetryEngine;
   readonly unavailableBackoffMs: readonly number[];
   readonly instanceId: string;
+  readonly inboxRetention:
+    false | { readonly windowMs: number; readonly intervalMs: number; readonly batchSize: number };
   readonly store: ConsumerStore;
   readonly transport: Subscriber;
   readonly clock: Clock;
@@ -101,6 +118,7 @@ export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsum
     batchWindowMs: o.batchWindowMs,
     retry,
     unavailableBackoffMs: o.unavailableBackoffMs,
+    inboxRetention: o.inboxRetention,
     instanceId: o.instanceId ?? `${hostname().slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`,
     store,
     transport,

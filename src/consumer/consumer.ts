@@ -4,6 +4,7 @@ import { BatchProcessor, type Outcome, type WorkItem } from './batch-processor.j
 import { resolveConsumerOptions, type ConsumerOptions, type ResolvedConsumerOptions } from './consumer-options.js';
 import { ConsumerStoreUnavailableError } from './errors.js';
 import { HandlerRegistry, type Handler, type Upcaster } from './handler-registry.js';
+import { InboxRetention } from './inbox-retention.js';
 
 interface Pending {
   readonly delivery: Delivery;
@@ -33,6 +34,7 @@ export class Consumer {
   private draining: Promise<void> | undefined;
   private windowTimer: NodeJS.Timeout | undefined;
   private stopping = false;
+  private retention: InboxRetention | undefined;
 
   constructor(options: ConsumerOptions) {
     this.options = resolveConsumerOptions(options);
@@ -64,12 +66,18 @@ export class Consumer {
     this.subscription = await o.transport.subscribe({ group: o.group, topics, prefetch: o.prefetch }, (delivery) =>
       this.enqueue(delivery),
     );
+    if (o.inboxRetention) {
+      this.retention = new InboxRetention(o.store, o.clock, o.inboxRetention, o.logger);
+      this.retention.start();
+    }
     o.logger.info({ group: o.group, topics, retry: o.retry.kind }, 'consumer started');
   }
 
   /** Graceful: stops receiving, finishes the batch in hand, acks only what was committed. */
   async stop(): Promise<void> {
     this.stopping = true;
+    await this.retention?.stop();
+    this.retention = undefined;
     await this.subscription?.close();
     this.subscription = undefined;
     await this.draining;
