@@ -37,6 +37,7 @@ export class OutboxRelay {
   private readonly toMark: number[] = [];
   private readonly failures: Failure[] = [];
   private settling: Promise<void> | undefined;
+  private settleScheduled = false;
   private stopListening: (() => Promise<void>) | undefined;
   private unsubscribeOutbox: (() => void) | undefined;
   private retention: RetentionJob | undefined;
@@ -197,34 +198,42 @@ export class OutboxRelay {
     this.inFlight.set(row.seq, tracked);
   }
 
+  /** Coalesces the confirms of one tick into one settle pass. */
   private scheduleSettle(): void {
-    this.settling ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.settle());
+    if (this.settleScheduled) return;
+    this.settleScheduled = true;
+    setImmediate(() => {
+      this.settleScheduled = false;
+      void this.settle();
+    });
+  }
+
+  /** Single flight: every caller waits for the one pass that drains all outcomes, including late ones. */
+  private settle(): Promise<void> {
+    this.settling ??= this.drainOutcomes().finally(() => (this.settling = undefined));
+    return this.settling;
   }
 
   /** Writes outcomes back in batches: confirmed rows marked sent, failures rescheduled or dead. */
-  private async settle(): Promise<void> {
+  private async drainOutcomes(): Promise<void> {
     const o = this.options;
-    try {
-      while (this.toMark.length > 0 || this.failures.length > 0) {
-        if (this.toMark.length > 0) {
-          const batch = this.toMark.splice(0, o.markSentBatchSize);
-          try {
-            await o.store.markSent(batch, o.clock.now());
-            if (o.ordered) this.wake(); // the next row of each key may now be claimable
-          } catch (err) {
-            // Keep them: a confirmed row must not be republished just because the mark failed once.
-            this.toMark.unshift(...batch);
-            this.log.error({ err: describeError(err), rows: batch.length }, 'marking rows sent failed; retrying');
-            await this.wakeSignal.wait(o.backoff.delayMs(1));
-            if (!this.running && this.inFlight.size === 0) break;
-            continue;
-          }
+    while (this.toMark.length > 0 || this.failures.length > 0) {
+      if (this.toMark.length > 0) {
+        const batch = this.toMark.splice(0, o.markSentBatchSize);
+        try {
+          await o.store.markSent(batch, o.clock.now());
+          if (o.ordered) this.wake(); // the next row of each key may now be claimable
+        } catch (err) {
+          // Keep them: a confirmed row must not be republished just because the mark failed once.
+          this.toMark.unshift(...batch);
+          this.log.error({ err: describeError(err), rows: batch.length }, 'marking rows sent failed; retrying');
+          await this.wakeSignal.wait(o.backoff.delayMs(1));
+          if (!this.running && this.inFlight.size === 0) break;
+          continue;
         }
-        const failure = this.failures.shift();
-        if (failure) await this.recordFailure(failure);
       }
-    } finally {
-      this.settling = undefined;
+      const failure = this.failures.shift();
+      if (failure) await this.recordFailure(failure);
     }
   }
 

@@ -90,6 +90,23 @@ function loadMysql2(): typeof import('mysql2/promise') {
   }
 }
 
+/**
+ * InnoDB picks a deadlock victim among concurrent claimers and settlers and rolls its statement or
+ * transaction back whole; running it again is the documented remedy. Only Surety's own statements
+ * and transactions are retried, never a caller's.
+ */
+async function retryDeadlocks<T>(work: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await work();
+    } catch (err) {
+      const errno = (err as { errno?: unknown }).errno;
+      if (i >= attempts || (errno !== 1213 && errno !== 1205)) throw err;
+      await new Promise((r) => setTimeout(r, 5 * i + Math.random() * 10));
+    }
+  }
+}
+
 const storeError = (err: unknown) =>
   err instanceof StoreError ? err : new StoreError(`MySQL: ${(err as Error).message}`, { cause: err });
 
@@ -295,7 +312,7 @@ export class MysqlOutboxStore implements OutboxStore, ConsumerStore {
 
   private async run(text: string, values?: unknown[]): Promise<SqlResult> {
     try {
-      return await mysqlExecutor(this.pool).query(text, values);
+      return await retryDeadlocks(() => mysqlExecutor(this.pool).query(text, values));
     } catch (err) {
       throw storeError(err);
     }
@@ -304,7 +321,7 @@ export class MysqlOutboxStore implements OutboxStore, ConsumerStore {
   /** READ COMMITTED: locking reads take no gap locks, so a claim never blocks the application's inserts. */
   private async ownTransaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     try {
-      return await mysqlTransaction(this.pool, work, 'READ COMMITTED');
+      return await retryDeadlocks(() => mysqlTransaction(this.pool, work, 'READ COMMITTED'));
     } catch (err) {
       throw storeError(err);
     }
