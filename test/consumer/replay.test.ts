@@ -6,9 +6,10 @@ import { ReplayJob } from '../../src/consumer/replay-job.js';
 import type { ConsumerStore } from '../../src/ports/consumer-store.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { effectsTable, wire } from '../support/consumer-env.js';
-import { uniqueName } from '../support/env.js';
+import { testEnv, uniqueName } from '../support/env.js';
+import { exited, spawnTs } from '../support/spawn.js';
 import { storeFixtures } from '../support/stores.js';
-import { ManualClock } from '../support/wait.js';
+import { ManualClock, waitFor } from '../support/wait.js';
 
 const ROWS = 300;
 const noTransport = { subscribe: async () => ({ close: async () => undefined }) };
@@ -104,6 +105,28 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
       expect(await job.runOnce()).toBe(1);
       expect(await store.getDeadLetter(id!, group)).toMatchObject({ status: 'resolved' });
       expect(await store.markResolved(orphan[0]!.id, 'dead-replayer', Date.now())).toBe(false);
+    });
+
+    // The child process replays on PostgreSQL.
+    it.runIf(dialect === 'postgres')('replays again, once, the rows of a replayer killed mid-replay', async () => {
+      const ids = await seed(3);
+      const child = spawnTs('support/replayer-process.ts', {
+        SURETY_PG_URL: testEnv.postgresUrl,
+        SURETY_PG_SCHEMA: (f as unknown as { schema: string }).schema,
+        SURETY_GROUP: group,
+        SURETY_EFFECTS: effects.table,
+      });
+      const end = await exited(child);
+      expect(end.signal, end.stderr).toBe('SIGKILL');
+      expect((await store.countDeadLetters(group)).replaying).toBeGreaterThan(0);
+      expect(await effects.rows()).toEqual([]); // its write died with its transaction
+      const job = new ReplayJob(consumer(), { ratePerSecond: 1_000 });
+      await waitFor('all rows resolved after the lease', async () => {
+        await job.runOnce();
+        return (await store.countDeadLetters(group)).resolved === 3;
+      });
+      const rows = await effects.rows();
+      expect(rows.map((r) => r.message_id).sort()).toEqual([...ids].sort());
     });
 
     it('never exceeds its rate limit', async () => {
