@@ -22,6 +22,10 @@ const schema = z.object({
   batchSize: z.number().int().min(1).max(1_000).default(100),
   /** How long a partial batch waits for more deliveries. */
   batchWindowMs: z.number().int().min(0).max(1_000).default(2),
+  /** Batches handled at once, each in its own transaction. */
+  parallelism: z.number().int().min(1).max(64).default(1),
+  /** With parallelism > 1, messages of one business key always go through the same lane, in order. */
+  perKeySerial: z.boolean().default(true),
   /** Surety's dead-letter table drives retries (default). Mutually exclusive with `brokerRetry`. */
   deadLetters: z
     .object({
@@ -80,6 +84,8 @@ export interface ResolvedConsumerOptions {
   readonly prefetch: number;
   readonly batchSize: number;
   readonly batchWindowMs: number;
+  readonly parallelism: number;
+  readonly perKeySerial: boolean;
   readonly retry: RetryEngine;
   readonly unavailableBackoffMs: readonly number[];
   readonly instanceId: string;
@@ -116,6 +122,8 @@ export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsum
     prefetch: o.prefetch,
     batchSize: o.batchSize,
     batchWindowMs: o.batchWindowMs,
+    parallelism: o.parallelism,
+    perKeySerial: o.perKeySerial,
     retry,
     unavailableBackoffMs: o.unavailableBackoffMs,
     inboxRetention: o.inboxRetention,

@@ -1,15 +1,12 @@
+import { createHash } from 'node:crypto';
 import { describeError } from '../core/errors.js';
+import { WIRE_HEADERS } from '../core/wire.js';
 import type { Delivery, Subscription } from '../ports/transport.js';
 import { BatchProcessor, type Outcome, type WorkItem } from './batch-processor.js';
 import { resolveConsumerOptions, type ConsumerOptions, type ResolvedConsumerOptions } from './consumer-options.js';
-import { ConsumerStoreUnavailableError } from './errors.js';
+import { Lane, type Pending } from './lane.js';
 import { HandlerRegistry, type Handler, type Upcaster } from './handler-registry.js';
 import { InboxRetention } from './inbox-retention.js';
-
-interface Pending {
-  readonly delivery: Delivery;
-  readonly settled: () => void;
-}
 
 /**
  * Exactly-once effects on top of at-least-once delivery. For each delivery: one transaction in the
@@ -30,15 +27,16 @@ export class Consumer {
   readonly registry = new HandlerRegistry();
   readonly processor: BatchProcessor;
   private subscription: Subscription | undefined;
-  private queue: Pending[] = [];
-  private draining: Promise<void> | undefined;
-  private windowTimer: NodeJS.Timeout | undefined;
-  private stopping = false;
+  private readonly lanes: Lane[];
+  private nextLane = 0;
   private retention: InboxRetention | undefined;
 
   constructor(options: ConsumerOptions) {
     this.options = resolveConsumerOptions(options);
     this.processor = new BatchProcessor(this.options, this.registry);
+    const process = (batch: readonly Pending[]) => this.processor.process(batch.map((p) => toWorkItem(p.delivery)));
+    const settle = (p: Pending, outcome: Outcome) => this.settle(p, outcome);
+    this.lanes = Array.from({ length: this.options.parallelism }, () => new Lane(this.options, process, settle));
   }
 
   get group(): string {
@@ -62,7 +60,7 @@ export class Consumer {
     const o = this.options;
     const topics = o.topics ?? this.registry.types;
     if (topics.length === 0) throw new TypeError('consumer.start(): register a handler (or give topics) first');
-    this.stopping = false;
+    for (const lane of this.lanes) lane.stopping = false;
     this.subscription = await o.transport.subscribe({ group: o.group, topics, prefetch: o.prefetch }, (delivery) =>
       this.enqueue(delivery),
     );
@@ -75,59 +73,26 @@ export class Consumer {
 
   /** Graceful: stops receiving, finishes the batch in hand, acks only what was committed. */
   async stop(): Promise<void> {
-    this.stopping = true;
+    for (const lane of this.lanes) lane.stopping = true;
     await this.retention?.stop();
     this.retention = undefined;
     await this.subscription?.close();
     this.subscription = undefined;
-    await this.draining;
+    await Promise.all(this.lanes.map((lane) => lane.idle()));
   }
 
   private enqueue(delivery: Delivery): Promise<void> {
-    return new Promise<void>((settled) => {
-      this.queue.push({ delivery, settled });
-      if (this.queue.length >= this.options.batchSize) this.kick();
-      else this.windowTimer ??= setTimeout(() => this.kick(), this.options.batchWindowMs);
-    });
+    return new Promise<void>((settled) => this.laneFor(delivery).push({ delivery, settled }));
   }
 
-  private kick(): void {
-    clearTimeout(this.windowTimer);
-    this.windowTimer = undefined;
-    this.draining ??= this.drain().finally(() => {
-      this.draining = undefined;
-      if (this.queue.length > 0) this.kick();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    let unavailable = 0;
-    while (this.queue.length > 0) {
-      const batch = this.queue.slice(0, this.options.batchSize);
-      let outcomes: Outcome[];
-      try {
-        outcomes = await this.processor.process(batch.map((p) => toWorkItem(p.delivery)));
-        unavailable = 0;
-      } catch (err) {
-        if (!(err instanceof ConsumerStoreUnavailableError)) throw err;
-        if (this.stopping) {
-          // Shutting down with the database away: let go unacked; the broker redelivers them.
-          for (const p of this.queue.splice(0)) p.settled();
-          return;
-        }
-        // Nothing was committed, so nothing is acked. Keep the batch and wait: no spin, no loss.
-        const delays = this.options.unavailableBackoffMs;
-        const delay = delays[Math.min(unavailable++, delays.length - 1)]!;
-        this.options.logger.warn(
-          { err: describeError(err.cause), retryInMs: delay, batch: batch.length },
-          'consumer database unavailable',
-        );
-        await new Promise((r) => setTimeout(r, delay));
-        continue;
-      }
-      this.queue.splice(0, batch.length);
-      await Promise.all(batch.map((p, i) => this.settle(p, outcomes[i]!)));
+  /** Same key, same lane (per-key serial); otherwise the least busy lane. */
+  private laneFor(delivery: Delivery): Lane {
+    if (this.lanes.length === 1) return this.lanes[0]!;
+    if (this.options.perKeySerial) {
+      const key = delivery.message.headers[WIRE_HEADERS.key] ?? delivery.message.id;
+      return this.lanes[createHash('sha1').update(key).digest().readUInt32BE(0) % this.lanes.length]!;
     }
+    return this.lanes[this.nextLane++ % this.lanes.length]!;
   }
 
   private async settle(p: Pending, outcome: Outcome): Promise<void> {
