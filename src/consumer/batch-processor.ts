@@ -99,7 +99,7 @@ export class BatchProcessor {
     if (item.replay || (retry.kind === 'broker' && !how.poison))
       return { kind: 'failed', error, permanent: how.permanent };
     const failure = failureRecord(item, this.options.group, error, how.poison, now, envelope);
-    const recorded = await this.options.store.recordFailure(tx, failure, (attempts) =>
+    const recorded = await this.options.store.recordDeliveryFailure(tx, failure, (attempts) =>
       how.permanent || retry.kind === 'broker'
         ? { status: 'dead', nextRetryAt: null }
         : decideRetry(retry, attempts, now),

@@ -80,7 +80,7 @@ export interface DeadLetterStore {
    * decided by the unique key (safe under concurrent writers); then applies `decide(attempts)`.
    * A row that is resolved or ignored is reopened as a new failure.
    */
-  recordFailure(
+  recordDeliveryFailure(
     tx: SqlExecutor,
     failure: FailureRecord,
     decide: (attempts: number) => RetryDecision,

@@ -58,7 +58,7 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
     /** Records one failure per record in one transaction; returns the rows. */
     const seed = async (records: FailureRecord[], decide = retryAt(1_000)): Promise<DeadLetterRow[]> => {
       await f.store.transaction(async (tx) => {
-        for (const r of records) await f.store.recordFailure(tx, r, decide);
+        for (const r of records) await f.store.recordDeliveryFailure(tx, r, decide);
       });
       return Promise.all(records.map(async (r) => (await f.store.getDeadLetter(r.messageId, r.group))!));
     };
@@ -129,7 +129,7 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       const record = failure({ now: 1_000, error: 'first' });
       const seen: number[] = [];
       const first = await f.store.transaction((tx) =>
-        f.store.recordFailure(tx, record, (attempts) => {
+        f.store.recordDeliveryFailure(tx, record, (attempts) => {
           seen.push(attempts);
           return { status: 'pending', nextRetryAt: 5_000 };
         }),
@@ -158,7 +158,7 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
         updatedAt: 1_000,
       });
       const second = await f.store.transaction((tx) =>
-        f.store.recordFailure(tx, { ...record, now: 2_000, error: 'second' }, (attempts) => {
+        f.store.recordDeliveryFailure(tx, { ...record, now: 2_000, error: 'second' }, (attempts) => {
           seen.push(attempts);
           return dead();
         }),
@@ -186,7 +186,7 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
         headers: { 'x-note': 'naïve ✓' },
         error: 'x'.repeat(10_000),
       });
-      await f.store.transaction((tx) => f.store.recordFailure(tx, record, dead));
+      await f.store.transaction((tx) => f.store.recordDeliveryFailure(tx, record, dead));
       const row = (await f.store.getDeadLetter(record.messageId, GROUP))!;
       expect(row).toMatchObject({ type: '', key: '', poison: true, body: record.body, bodyEncoding: 'base64' });
       expect(row.headers).toEqual({ 'x-note': 'naïve ✓' });
@@ -201,7 +201,7 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       expect(await f.store.ignore(b.id, 'known bad', 12_000)).toBe(true);
       for (const row of [a, b]) {
         const again = await f.store.transaction((tx) =>
-          f.store.recordFailure(tx, failure({ messageId: row.messageId, now: 20_000 }), retryAt(30_000)),
+          f.store.recordDeliveryFailure(tx, failure({ messageId: row.messageId, now: 20_000 }), retryAt(30_000)),
         );
         expect(again).toEqual({ id: row.id, attempts: 1, status: 'pending', nextRetryAt: 30_000 });
         expect(await f.store.getDeadLetter(row.messageId, GROUP)).toMatchObject({
@@ -217,11 +217,11 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       const record = failure();
       const a = await f.begin();
       const b = await f.begin();
-      const first = await f.store.recordFailure(a.tx, record, retryAt(5_000));
+      const first = await f.store.recordDeliveryFailure(a.tx, record, retryAt(5_000));
       // b finds a's uncommitted row through the unique key and waits for it.
       let settled = false;
       const pending = f.store
-        .recordFailure(b.tx, { ...record, now: 2_000 }, retryAt(6_000))
+        .recordDeliveryFailure(b.tx, { ...record, now: 2_000 }, retryAt(6_000))
         .finally(() => (settled = true));
       await sleep(100);
       expect(settled).toBe(false);
@@ -238,8 +238,8 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       const record = failure();
       const a = await f.begin();
       const b = await f.begin();
-      await f.store.recordFailure(a.tx, record, retryAt(5_000));
-      const pending = f.store.recordFailure(b.tx, record, retryAt(6_000));
+      await f.store.recordDeliveryFailure(a.tx, record, retryAt(5_000));
+      const pending = f.store.recordDeliveryFailure(b.tx, record, retryAt(6_000));
       await sleep(100);
       await a.rollback();
       const second = await pending;

@@ -44,7 +44,10 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
               false,
               Date.now() - 1_000,
             );
-            await store.recordFailure(tx, failure, () => ({ status: 'pending', nextRetryAt: Date.now() - 1_000 }));
+            await store.recordDeliveryFailure(tx, failure, () => ({
+              status: 'pending',
+              nextRetryAt: Date.now() - 1_000,
+            }));
           }
         });
       }

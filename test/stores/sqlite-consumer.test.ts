@@ -34,7 +34,7 @@ describe('sqlite consumer store specifics', () => {
   it('queues dead-letter operations behind an open application transaction', async () => {
     const t = await f.begin();
     const record = failure();
-    await f.store.recordFailure(t.tx, record, pendingNow);
+    await f.store.recordDeliveryFailure(t.tx, record, pendingNow);
     expect(await f.store.recordInbox(t.tx, record.messageId, record.group, 1)).toBe(true);
     let settled = false;
     const claimed = f.store

@@ -58,7 +58,7 @@ export class MysqlConsumerOps implements InboxStore, DeadLetterStore {
     return this.db.ownTransaction(async (tx) => (await tx.query(inbox.purgeInbox(this.t), [before, limit])).rowCount);
   }
 
-  async recordFailure(tx: SqlExecutor, f: FailureRecord, decide: DecideRetry): Promise<RecordedFailure> {
+  async recordDeliveryFailure(tx: SqlExecutor, f: FailureRecord, decide: DecideRetry): Promise<RecordedFailure> {
     const error = clipError(f.error);
     await tx.query(dl.upsertFailure(this.t), [
       f.messageId,

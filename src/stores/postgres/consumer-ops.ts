@@ -53,7 +53,7 @@ export class PostgresConsumerOps implements InboxStore, DeadLetterStore {
     return (await this.db.run(inbox.purgeInbox(this.t), [before, limit])).rowCount;
   }
 
-  async recordFailure(tx: SqlExecutor, f: FailureRecord, decide: DecideRetry): Promise<RecordedFailure> {
+  async recordDeliveryFailure(tx: SqlExecutor, f: FailureRecord, decide: DecideRetry): Promise<RecordedFailure> {
     const { rows } = await tx.query<{ id: string; attempts: number }>(dl.upsertFailure(this.t), [
       f.messageId,
       f.group,

@@ -50,7 +50,7 @@ export class SqliteConsumerOps implements InboxStore, DeadLetterStore {
     return (await this.db.run(inbox.purgeInbox(this.t), [before, limit])).rowCount;
   }
 
-  async recordFailure(tx: SqlExecutor, f: FailureRecord, decide: DecideRetry): Promise<RecordedFailure> {
+  async recordDeliveryFailure(tx: SqlExecutor, f: FailureRecord, decide: DecideRetry): Promise<RecordedFailure> {
     const { rows } = await tx.query<{ id: number; attempts: number }>(dl.upsertFailure(this.t), [
       f.messageId,
       f.group,

@@ -170,18 +170,11 @@ export class SqliteOutboxStore implements OutboxStore, ConsumerStore {
     return (await this.run(sql.markSent(this.tables), [now, JSON.stringify(seqs)])).rowCount;
   }
 
-  /**
-   * Both ports name their failure method recordFailure: with a transaction, a failure, and a retry
-   * decision it is the dead-letter one (ConsumerStore); with one FailureUpdate, the outbox relay's.
-   */
-  recordFailure(update: FailureUpdate): Promise<boolean>;
-  recordFailure(tx: SqlExecutor, failure: FailureRecord, decide: DecideRetry): Promise<RecordedFailure>;
-  recordFailure(first: FailureUpdate | SqlExecutor, failure?: FailureRecord, decide?: DecideRetry) {
-    if (decide) return this.consumer.recordFailure(first as SqlExecutor, failure!, decide);
-    return this.recordPublishFailure(first as FailureUpdate);
+  recordDeliveryFailure(tx: SqlExecutor, failure: FailureRecord, decide: DecideRetry): Promise<RecordedFailure> {
+    return this.consumer.recordDeliveryFailure(tx, failure, decide);
   }
 
-  private async recordPublishFailure(u: FailureUpdate): Promise<boolean> {
+  async recordFailure(u: FailureUpdate): Promise<boolean> {
     const res = await this.run(sql.recordFailure(this.tables), [
       u.attempts,
       u.nextAttemptAt,
