@@ -6,7 +6,8 @@
  *   - a naive consumer (amqplib + pg, one message at a time: BEGIN, INSERT effect, COMMIT, ack), and
  *   - Surety's exactly-once Consumer (inbox + effect row per message, batches in one transaction);
  * plus the rate at which a ReplayJob resolves due dead letters seeded straight into the store's table.
- * Env: BENCH_MESSAGES (default 20000), BENCH_BATCH_SIZE (default 100), BENCH_REPLAY_ROWS (default 100000).
+ * Env: BENCH_MESSAGES (default 20000), BENCH_BATCH_SIZE (default 100), BENCH_PARALLELISM (consumer lanes,
+ * default 1), BENCH_REPLAY_ROWS (default 100000).
  */
 import amqp from 'amqplib';
 import pg from 'pg';
@@ -22,6 +23,7 @@ const PG_URL = process.env.SURETY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:
 const AMQP_URL = process.env.SURETY_TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const N = Number(process.env.BENCH_MESSAGES ?? 20_000);
 const BATCH_SIZE = Number(process.env.BENCH_BATCH_SIZE ?? 100);
+const PARALLELISM = Number(process.env.BENCH_PARALLELISM ?? 1);
 const REPLAY_ROWS = Number(process.env.BENCH_REPLAY_ROWS ?? 100_000);
 const PREFETCH = 1_000;
 // ReplayJob caps ratePerSecond at 1,000,000 (its option schema); that is "unlimited" for this run.
@@ -43,6 +45,7 @@ async function main(): Promise<void> {
   await admin.assertQueue(GROUP, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   await admin.bindQueue(GROUP, EXCHANGE, TYPE);
   const pool = new pg.Pool({ connectionString: PG_URL, max: 8 });
+  pool.on('error', () => undefined); // an idle client's error (server restart) must not skip the cleanup
   const store = await createPostgresOutboxStore({ pool, schema: tag });
   await store.migrate();
   await pool.query(`CREATE TABLE ${EFFECTS} (id UUID PRIMARY KEY, payload JSONB NOT NULL)`);
@@ -61,7 +64,7 @@ async function main(): Promise<void> {
     console.log('throughput (msg/s)');
     console.log(`  bare amqplib, ack only          ${bare}`);
     console.log(`  naive BEGIN/INSERT/COMMIT/ack   ${naive}`);
-    console.log(`  Surety consumer (batch ${String(BATCH_SIZE).padEnd(4)})    ${surety}`);
+    console.log(`  Surety consumer                 ${surety}   (batch ${BATCH_SIZE}, ${PARALLELISM} lane(s))`);
     console.log(`  Surety / naive                  ${(surety / naive).toFixed(2)}   (target >= 3)`);
     console.log(`  Surety / bare                   ${(surety / bare).toFixed(2)}   (target >= 0.3)\n`);
 
@@ -183,6 +186,7 @@ async function suretyConsumer(store: PostgresOutboxStore, pool: pg.Pool, n: numb
     transport: counting,
     prefetch: PREFETCH,
     batchSize: BATCH_SIZE,
+    parallelism: PARALLELISM,
   });
   consumer.on(TYPE, async (payload, { tx, envelope }) => {
     await tx.query(INSERT_EFFECT, [envelope.id, payload]);
