@@ -64,6 +64,7 @@ const consumer = new Consumer({
   transport,
   logger: quiet,
   deadLetters: { scheduleMs: [1_000, 2_000, 4_000], maxAttempts: 5 },
+  batchSize: 1, // the handler prints: one message per transaction so no print repeats after a rollback
 }).on('order.created', async (order: { orderId: string; totalCents: number }, { tx, envelope, replay }) => {
   if (Number(order.orderId.split('-').at(-1)) % 4 === 3 && !timedOutOnce.has(order.orderId)) {
     timedOutOnce.add(order.orderId);

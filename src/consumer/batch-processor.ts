@@ -24,9 +24,11 @@ export type Outcome =
   | { readonly kind: 'failed'; readonly error: string; readonly permanent: boolean };
 
 /**
- * Handles a batch in ONE transaction of the consumer's database, each message under its own
- * savepoint: the inbox record (message id, group) and the handler's writes commit together, and a
- * failing message rolls back only itself. Throws ConsumerStoreUnavailableError when the database
+ * Handles a batch in ONE transaction of the consumer's database: the inbox records (message id,
+ * group) and the handlers' writes commit together. Optimistically first (one inbox statement, no
+ * savepoints); if a handler fails, the batch runs again with a savepoint per message so the failure
+ * rolls back only itself. Handlers before the failing one therefore run twice (their writes in `tx`
+ * count once): keep every effect in `tx`. Throws ConsumerStoreUnavailableError when the database
  * itself fails, so the caller acks nothing and retries the batch later.
  */
 export class BatchProcessor {
@@ -38,14 +40,86 @@ export class BatchProcessor {
   async process(items: readonly WorkItem[]): Promise<Outcome[]> {
     const { store, clock } = this.options;
     try {
+      // Most batches have no failure: one inbox statement for the batch, no savepoints.
+      const fast = await this.processOptimistically(items);
+      if (Array.isArray(fast)) return fast;
+      // Again under savepoints. The handler that failed is not run twice: its failure is recorded as is.
       return await store.transaction(async (tx) => {
         const outcomes: Outcome[] = [];
-        for (const item of items) outcomes.push(await this.processOne(tx, item, clock.now()));
+        for (const [index, item] of items.entries()) {
+          outcomes.push(
+            index === fast.index
+              ? await this.failKnown(tx, item, fast.error, clock.now())
+              : await this.processOne(tx, item, clock.now()),
+          );
+        }
         return outcomes;
       });
     } catch (err) {
       throw new ConsumerStoreUnavailableError({ cause: err });
     }
+  }
+
+  /**
+   * Records the whole batch in the inbox with one statement and runs the handlers without
+   * savepoints. If a handler throws, everything is rolled back and `undefined` tells the caller to
+   * run the batch again message by message under savepoints.
+   */
+  private async processOptimistically(
+    items: readonly WorkItem[],
+  ): Promise<Outcome[] | { readonly index: number; readonly error: unknown }> {
+    const { store, clock, group } = this.options;
+    const now = clock.now();
+    try {
+      return await store.transaction(async (tx) => {
+        const outcomes: Outcome[] = new Array(items.length);
+        const runnable: { index: number; item: WorkItem; resolved: ReturnType<HandlerRegistry['resolve']> }[] = [];
+        for (const [index, item] of items.entries()) {
+          try {
+            runnable.push({ index, item, resolved: this.registry.resolve(decodeEnvelope(item.message)) });
+          } catch (err) {
+            if (!(err instanceof PoisonMessageError)) throw err;
+            outcomes[index] = await this.fail(tx, item, err, now, { permanent: true, poison: true });
+          }
+        }
+        const fresh = await store.recordInboxBatch(
+          tx,
+          [...new Set(runnable.map((r) => r.item.message.id))],
+          group,
+          now,
+        );
+        const started = new Set<string>();
+        for (const { index, item, resolved } of runnable) {
+          const id = item.message.id;
+          if (!fresh.has(id) || started.has(id)) {
+            outcomes[index] = { kind: 'duplicate' };
+            continue;
+          }
+          started.add(id);
+          try {
+            await resolved.handler(resolved.envelope.payload, {
+              tx,
+              envelope: resolved.envelope,
+              group,
+              replay: item.replay,
+            });
+          } catch (cause) {
+            throw new HandlerFailed(index, cause);
+          }
+          outcomes[index] = { kind: 'handled' };
+        }
+        return outcomes;
+      });
+    } catch (err) {
+      if (err instanceof HandlerFailed) return { index: err.index, error: err.cause };
+      throw err;
+    }
+  }
+
+  /** Records the failure the optimistic pass saw, without running the handler again. */
+  private async failKnown(tx: SqlExecutor, item: WorkItem, error: unknown, now: number): Promise<Outcome> {
+    const { envelope } = this.registry.resolve(decodeEnvelope(item.message));
+    return this.fail(tx, item, error, now, { permanent: error instanceof PermanentError, poison: false }, envelope);
   }
 
   private async processOne(tx: SqlExecutor, item: WorkItem, now: number): Promise<Outcome> {
@@ -143,4 +217,14 @@ export function failureRecord(
     poison,
     now,
   };
+}
+
+/** Internal: a handler threw during the optimistic pass. */
+class HandlerFailed extends Error {
+  constructor(
+    readonly index: number,
+    cause: unknown,
+  ) {
+    super('a handler failed in the optimistic pass', { cause });
+  }
 }

@@ -67,6 +67,11 @@ export interface RecordedFailure {
 export interface InboxStore {
   /** Records the message for the group in `tx`. False when it was already there (a duplicate). */
   recordInbox(tx: SqlExecutor, messageId: string, group: string, now: number): Promise<boolean>;
+  /**
+   * Records many messages for the group in `tx` at once. Returns the ids that were new; the others
+   * were already recorded (duplicates).
+   */
+  recordInboxBatch(tx: SqlExecutor, messageIds: readonly string[], group: string, now: number): Promise<Set<string>>;
   /** When the group's inbox recorded the message, if it still holds it. */
   inboxRecordedAt(messageId: string, group: string): Promise<number | undefined>;
   /** Deletes at most `limit` inbox rows recorded before `before`. */

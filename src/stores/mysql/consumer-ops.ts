@@ -48,6 +48,20 @@ export class MysqlConsumerOps implements InboxStore, DeadLetterStore {
     }
   }
 
+  /** One multi-row INSERT; on any duplicate (rare: a redelivery) InnoDB undoes just it, and ids go one by one. */
+  async recordInboxBatch(tx: SqlExecutor, ids: readonly string[], group: string, now: number): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    try {
+      await tx.query(inbox.insertInboxRows(this.t, ids.length), ids.flatMap((id) => [id, group, now]));
+      return new Set(ids);
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+    const fresh = new Set<string>();
+    for (const id of ids) if (await this.recordInbox(tx, id, group, now)) fresh.add(id);
+    return fresh;
+  }
+
   async inboxRecordedAt(messageId: string, group: string): Promise<number | undefined> {
     const { rows } = await this.db.run(inbox.selectRecordedAt(this.t), [messageId, group]);
     return rows[0] ? Number(rows[0].recorded_at) : undefined;

@@ -6,6 +6,10 @@ import type { TableNames } from '../shared/naming.js';
 export const insertInbox = (t: TableNames) =>
   `INSERT INTO ${t.inbox} (message_id, group_name, recorded_at) VALUES (?, ?, ?)`;
 
+/** `count` rows of (? message id, ? group, ? now). */
+export const insertInboxRows = (t: TableNames, count: number) =>
+  `INSERT INTO ${t.inbox} (message_id, group_name, recorded_at) VALUES ${Array(count).fill('(?, ?, ?)').join(', ')}`;
+
 export const selectRecordedAt = (t: TableNames) =>
   `SELECT recorded_at FROM ${t.inbox} WHERE message_id = ? AND group_name = ?`;
 

@@ -44,6 +44,12 @@ export class PostgresConsumerOps implements InboxStore, DeadLetterStore {
     return res.rowCount === 1;
   }
 
+  async recordInboxBatch(tx: SqlExecutor, ids: readonly string[], group: string, now: number): Promise<Set<string>> {
+    const text = inbox.insertInboxBatch(this.t);
+    const { rows } = await tx.query<{ message_id: string }>(text, [ids, group, now], { name: statementName(text) });
+    return new Set(rows.map((r) => r.message_id));
+  }
+
   async inboxRecordedAt(messageId: string, group: string): Promise<number | undefined> {
     const { rows } = await this.db.run(inbox.selectRecordedAt(this.t), [messageId, group]);
     return rows[0] ? Number(rows[0].recorded_at) : undefined;

@@ -7,6 +7,12 @@ export const insertInbox = (t: TableNames) => `INSERT INTO ${t.inbox} (message_i
 VALUES ($1, $2, $3)
 ON CONFLICT (message_id, group_name) DO NOTHING`;
 
+/** $1 message ids (text[]), $2 group, $3 now. Returns the ids that were new. */
+export const insertInboxBatch = (t: TableNames) => `INSERT INTO ${t.inbox} (message_id, group_name, recorded_at)
+SELECT id, $2, $3 FROM unnest($1::text[]) AS ids(id)
+ON CONFLICT (message_id, group_name) DO NOTHING
+RETURNING message_id`;
+
 export const selectRecordedAt = (t: TableNames) =>
   `SELECT recorded_at FROM ${t.inbox} WHERE message_id = $1 AND group_name = $2`;
 

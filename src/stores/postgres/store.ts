@@ -233,6 +233,9 @@ export class PostgresOutboxStore implements OutboxStore, ConsumerStore {
   recordInbox(tx: SqlExecutor, messageId: string, group: string, now: number): Promise<boolean> {
     return this.consumer.recordInbox(tx, messageId, group, now);
   }
+  recordInboxBatch(tx: SqlExecutor, messageIds: readonly string[], group: string, now: number): Promise<Set<string>> {
+    return this.consumer.recordInboxBatch(tx, messageIds, group, now);
+  }
   inboxRecordedAt(messageId: string, group: string): Promise<number | undefined> {
     return this.consumer.inboxRecordedAt(messageId, group);
   }

@@ -41,6 +41,13 @@ export class SqliteConsumerOps implements InboxStore, DeadLetterStore {
     return (await tx.query(inbox.insertInbox(this.t), [messageId, group, now])).rowCount === 1;
   }
 
+  async recordInboxBatch(tx: SqlExecutor, ids: readonly string[], group: string, now: number): Promise<Set<string>> {
+    const fresh = new Set<string>();
+    // SQLite runs in-process: one statement per id costs no round trip.
+    for (const id of ids) if (await this.recordInbox(tx, id, group, now)) fresh.add(id);
+    return fresh;
+  }
+
   async inboxRecordedAt(messageId: string, group: string): Promise<number | undefined> {
     const { rows } = await this.db.run(inbox.selectRecordedAt(this.t), [messageId, group]);
     return rows[0] ? Number(rows[0].recorded_at) : undefined;
