@@ -52,7 +52,10 @@ export class MysqlConsumerOps implements InboxStore, DeadLetterStore {
   async recordInboxBatch(tx: SqlExecutor, ids: readonly string[], group: string, now: number): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     try {
-      await tx.query(inbox.insertInboxRows(this.t, ids.length), ids.flatMap((id) => [id, group, now]));
+      await tx.query(
+        inbox.insertInboxRows(this.t, ids.length),
+        ids.flatMap((id) => [id, group, now]),
+      );
       return new Set(ids);
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
