@@ -94,15 +94,15 @@ export class ReplayJob {
   private async replayChunk(rows: DeadLetterRow[]): Promise<number> {
     const { store, clock, retry, logger } = this.consumer.options;
     const outcomes = await this.consumer.processor.process(rows.map(toWorkItem));
-    let resolved = 0;
+    const done: number[] = [];
     for (const [i, row] of rows.entries()) {
       const outcome = outcomes[i]!;
       const now = clock.now();
       if (outcome.kind === 'handled' || outcome.kind === 'duplicate') {
-        if (await store.markResolved(row.id, this.owner, now)) resolved++;
+        done.push(row.id);
         continue;
       }
-      const error = outcome.kind === 'failed' ? outcome.error : outcome.error;
+      const error = outcome.error;
       const attempts = row.attempts + 1;
       const permanent = outcome.kind === 'failed' && outcome.permanent;
       const decision =
@@ -117,7 +117,7 @@ export class ReplayJob {
         );
       }
     }
-    return resolved;
+    return store.markResolvedMany(done, this.owner, clock.now());
   }
 }
 

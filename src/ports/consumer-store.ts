@@ -100,6 +100,8 @@ export interface DeadLetterStore {
   }): Promise<DeadLetterRow[]>;
   /** replaying (held by owner) -> resolved. */
   markResolved(id: number, owner: string, now: number): Promise<boolean>;
+  /** The same for many rows in one statement; returns how many changed. */
+  markResolvedMany(ids: readonly number[], owner: string, now: number): Promise<number>;
   /** replaying (held by owner) -> pending with a new time, or dead. */
   reschedule(update: {
     id: number;

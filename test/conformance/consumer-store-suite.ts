@@ -69,6 +69,18 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
     const statusOf = async (row: DeadLetterRow) => (await f.store.getDeadLetter(row.messageId, row.group))!.status;
     const zeros = { pending: 0, replaying: 0, resolved: 0, ignored: 0, dead: 0 };
 
+    it('resolves many claimed rows at once, only for their owner', async () => {
+      const rows = await seed([failure(), failure(), failure()], retryAt(1_000));
+      const claimed = await claim('r1');
+      expect(claimed).toHaveLength(3);
+      const ids = claimed.map((r) => r.id);
+      expect(await f.store.markResolvedMany(ids.slice(0, 2), 'someone-else', 11_000)).toBe(0);
+      expect(await f.store.markResolvedMany(ids.slice(0, 2), 'r1', 11_000)).toBe(2);
+      expect(await f.store.markResolvedMany(ids.slice(0, 2), 'r1', 11_000)).toBe(0); // already resolved
+      expect(await f.store.markResolvedMany([], 'r1', 11_000)).toBe(0);
+      expect(await Promise.all(rows.map(statusOf))).toEqual(['resolved', 'resolved', 'replaying']);
+    });
+
     it('claims only the rows of the requested group', async () => {
       const mine = await seedOne();
       const theirs = await seedOne({ group: `${GROUP}-other` });

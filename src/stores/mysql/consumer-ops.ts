@@ -146,6 +146,11 @@ export class MysqlConsumerOps implements InboxStore, DeadLetterStore {
     return (await this.db.run(dl.markResolved(this.t), [now, id, owner])).rowCount === 1;
   }
 
+  async markResolvedMany(ids: readonly number[], owner: string, now: number): Promise<number> {
+    if (ids.length === 0) return 0;
+    return (await this.db.run(dl.markResolvedMany(this.t, ids.length), [now, ...ids, owner])).rowCount;
+  }
+
   async reschedule(u: RescheduleUpdate): Promise<boolean> {
     const res = await this.db.run(dl.reschedule(this.t), [
       u.attempts,

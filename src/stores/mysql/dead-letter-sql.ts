@@ -60,6 +60,11 @@ WHERE ((status = 'pending' AND next_retry_at <= ?) OR (status = 'replaying' AND 
   AND id IN (${list(count)})`;
 
 /** ? now, ? id, ? owner. */
+/** ? now, `count` ids, ? owner. */
+export const markResolvedMany = (t: TableNames, count: number) => `UPDATE ${t.deadLetters}
+SET status = 'resolved', next_retry_at = NULL, claimed_by = NULL, lease_until = NULL, updated_at = ?
+WHERE id IN (${Array(count).fill('?').join(', ')}) AND status = 'replaying' AND claimed_by = ?`;
+
 export const markResolved = (t: TableNames) => `UPDATE ${t.deadLetters}
 SET status = 'resolved', next_retry_at = NULL, claimed_by = NULL, lease_until = NULL, updated_at = ?
 WHERE id = ? AND status = 'replaying' AND claimed_by = ?`;

@@ -289,6 +289,9 @@ export class MysqlOutboxStore implements OutboxStore, ConsumerStore {
   markResolved(id: number, owner: string, now: number): Promise<boolean> {
     return this.consumer.markResolved(id, owner, now);
   }
+  markResolvedMany(ids: readonly number[], owner: string, now: number): Promise<number> {
+    return this.consumer.markResolvedMany(ids, owner, now);
+  }
   reschedule(update: RescheduleUpdate): Promise<boolean> {
     return this.consumer.reschedule(update);
   }

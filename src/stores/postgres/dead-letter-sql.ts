@@ -45,6 +45,11 @@ export const markResolved = (t: TableNames) => `UPDATE ${t.deadLetters}
 SET status = 'resolved', next_retry_at = NULL, claimed_by = NULL, lease_until = NULL, updated_at = $3
 WHERE id = $1 AND status = 'replaying' AND claimed_by = $2`;
 
+/** $1 ids (bigint[]), $2 owner, $3 now. */
+export const markResolvedMany = (t: TableNames) => `UPDATE ${t.deadLetters}
+SET status = 'resolved', next_retry_at = NULL, claimed_by = NULL, lease_until = NULL, updated_at = $3
+WHERE id = ANY($1::bigint[]) AND status = 'replaying' AND claimed_by = $2`;
+
 /** $1 id, $2 owner, $3 attempts, $4 status, $5 next retry, $6 error, $7 now. */
 export const reschedule = (t: TableNames) => `UPDATE ${t.deadLetters}
 SET attempts = $3, status = $4, next_retry_at = $5, last_error = $6, claimed_by = NULL, lease_until = NULL, updated_at = $7

@@ -45,6 +45,11 @@ WHERE id IN (
 RETURNING ${DEAD_LETTER_COLUMNS}`;
 
 /** ? now, ? id, ? owner. */
+/** ? now, `count` ids, ? owner. */
+export const markResolvedMany = (t: TableNames, count: number) => `UPDATE ${t.deadLetters}
+SET status = 'resolved', next_retry_at = NULL, claimed_by = NULL, lease_until = NULL, updated_at = ?
+WHERE id IN (${Array(count).fill('?').join(', ')}) AND status = 'replaying' AND claimed_by = ?`;
+
 export const markResolved = (t: TableNames) => `UPDATE ${t.deadLetters}
 SET status = 'resolved', next_retry_at = NULL, claimed_by = NULL, lease_until = NULL, updated_at = ?
 WHERE id = ? AND status = 'replaying' AND claimed_by = ?`;
