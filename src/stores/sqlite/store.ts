@@ -2,13 +2,7 @@ import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { DriverMissingError, StoreError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
-import type {
-  ConsumerStore,
-  DeadLetterRow,
-  DeadLetterStatus,
-  FailureRecord,
-  RecordedFailure,
-} from '../../ports/consumer-store.js';
+import type { ConsumerStore } from '../../ports/consumer-store.js';
 import type {
   ClaimRequest,
   FailureUpdate,
@@ -20,7 +14,7 @@ import type {
 } from '../../ports/outbox-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { applyMigrations } from '../shared/apply-migrations.js';
-import type { ClaimDueRequest, DecideRetry, RescheduleUpdate } from '../shared/dead-letter-row.js';
+import { ConsumerDelegation } from '../shared/consumer-delegation.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
 import { clipError, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
@@ -90,17 +84,18 @@ function loadBetterSqlite3(): new (path: string) => SqliteDatabaseLike {
   }
 }
 
-export class SqliteOutboxStore implements OutboxStore, ConsumerStore {
+export class SqliteOutboxStore extends ConsumerDelegation implements OutboxStore, ConsumerStore {
   readonly dialect = 'sqlite' as const;
   readonly tables;
   readonly outboxTable: string;
-  private readonly consumer: SqliteConsumerOps;
+  protected readonly consumer: SqliteConsumerOps;
 
   constructor(
     readonly db: SqliteDatabaseLike,
     private readonly ownsDb: boolean,
     private readonly prefix: string,
   ) {
+    super();
     this.tables = tableNames(prefix, (n) => `"${n}"`);
     this.outboxTable = this.tables.outbox;
     this.consumer = new SqliteConsumerOps({ run: (text, values) => this.run(text, values) }, this.tables, prefix);
@@ -170,10 +165,6 @@ export class SqliteOutboxStore implements OutboxStore, ConsumerStore {
     return (await this.run(sql.markSent(this.tables), [now, JSON.stringify(seqs)])).rowCount;
   }
 
-  recordDeliveryFailure(tx: SqlExecutor, failure: FailureRecord, decide: DecideRetry): Promise<RecordedFailure> {
-    return this.consumer.recordDeliveryFailure(tx, failure, decide);
-  }
-
   async recordFailure(u: FailureUpdate): Promise<boolean> {
     const res = await this.run(sql.recordFailure(this.tables), [
       u.attempts,
@@ -206,41 +197,6 @@ export class SqliteOutboxStore implements OutboxStore, ConsumerStore {
   async get(messageId: string): Promise<OutboxRow | undefined> {
     const { rows } = await this.run(sql.selectByMessageId(this.tables), [messageId]);
     return rows[0] ? toOutboxRow(rows[0]) : undefined;
-  }
-
-  // ConsumerStore: inbox and dead letters live in consumer-ops.ts.
-  recordInbox(tx: SqlExecutor, messageId: string, group: string, now: number): Promise<boolean> {
-    return this.consumer.recordInbox(tx, messageId, group, now);
-  }
-  recordInboxBatch(tx: SqlExecutor, messageIds: readonly string[], group: string, now: number): Promise<Set<string>> {
-    return this.consumer.recordInboxBatch(tx, messageIds, group, now);
-  }
-  inboxRecordedAt(messageId: string, group: string): Promise<number | undefined> {
-    return this.consumer.inboxRecordedAt(messageId, group);
-  }
-  purgeInbox(before: number, limit: number): Promise<number> {
-    return this.consumer.purgeInbox(before, limit);
-  }
-  claimDue(request: ClaimDueRequest): Promise<DeadLetterRow[]> {
-    return this.consumer.claimDue(request);
-  }
-  markResolved(id: number, owner: string, now: number): Promise<boolean> {
-    return this.consumer.markResolved(id, owner, now);
-  }
-  markResolvedMany(ids: readonly number[], owner: string, now: number): Promise<number> {
-    return this.consumer.markResolvedMany(ids, owner, now);
-  }
-  reschedule(update: RescheduleUpdate): Promise<boolean> {
-    return this.consumer.reschedule(update);
-  }
-  ignore(id: number, reason: string, now: number): Promise<boolean> {
-    return this.consumer.ignore(id, reason, now);
-  }
-  getDeadLetter(messageId: string, group: string): Promise<DeadLetterRow | undefined> {
-    return this.consumer.getDeadLetter(messageId, group);
-  }
-  countDeadLetters(group?: string): Promise<Record<DeadLetterStatus, number>> {
-    return this.consumer.countDeadLetters(group);
   }
 
   /** Waits for queued operations and open store transactions, then closes a database the store opened. */
