@@ -227,7 +227,8 @@ export class OutboxRelay {
           // Keep them: a confirmed row must not be republished just because the mark failed once.
           this.toMark.unshift(...batch);
           this.log.error({ err: describeError(err), rows: batch.length }, 'marking rows sent failed; retrying');
-          await this.wakeSignal.wait(o.backoff.delayMs(1));
+          // A plain pause: waiting on the wake signal would swallow wake-ups meant for the claim loop.
+          await new Promise((r) => setTimeout(r, o.backoff.delayMs(1)));
           if (!this.running && this.inFlight.size === 0) break;
           continue;
         }
