@@ -57,6 +57,14 @@ export function isMessageId(value: unknown): value is string {
 
 /** Validates input and builds a frozen envelope. Throws {@link InvalidMessageError} naming the field. */
 export function createEnvelope<P>(input: MessageInput<P>, now: Date = new Date()): Envelope<P> {
+  return buildEnvelope(input, now).envelope;
+}
+
+/** {@link createEnvelope}, also returning the payload's JSON text, so a writer need not serialise it again. */
+export function buildEnvelope<P>(
+  input: MessageInput<P>,
+  now: Date = new Date(),
+): { envelope: Envelope<P>; payloadJson: string } {
   if (input === null || typeof input !== 'object') throw new InvalidMessageError('message', 'must be an object');
   if (typeof input.type !== 'string' || !NAME.test(input.type)) {
     throw new InvalidMessageError('type', 'must be 1-200 characters of letters, digits and . _ : - /');
@@ -78,9 +86,9 @@ export function createEnvelope<P>(input: MessageInput<P>, now: Date = new Date()
   }
   if (input.payload === undefined) throw new InvalidMessageError('payload', 'is required (use null for none)');
   // Round-trip now so that a payload JSON cannot represent fails at add time, not in the relay.
-  let payload: P;
+  let payloadJson: string;
   try {
-    payload = JSON.parse(JSON.stringify(input.payload)) as P;
+    payloadJson = JSON.stringify(input.payload);
   } catch (err) {
     throw new InvalidMessageError('payload', `must be JSON-serialisable (${(err as Error).message})`);
   }
@@ -88,14 +96,15 @@ export function createEnvelope<P>(input: MessageInput<P>, now: Date = new Date()
     ...(input.trace?.traceparent ? { traceparent: input.trace.traceparent } : {}),
     ...(input.trace?.tracestate ? { tracestate: input.trace.tracestate } : {}),
   };
-  return Object.freeze({
+  const envelope = Object.freeze({
     id,
     type: input.type,
     key,
     version,
     headers: Object.freeze(headers),
-    payload,
+    payload: JSON.parse(payloadJson) as P,
     createdAt: now,
     trace: Object.freeze(trace),
   });
+  return { envelope, payloadJson };
 }

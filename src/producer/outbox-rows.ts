@@ -3,7 +3,12 @@ import { encodeWire, type WireMessage } from '../core/wire.js';
 import type { NewOutboxRow, OutboxRow } from '../ports/outbox-store.js';
 
 /** The row `outbox.add` writes for an envelope. */
-export function rowFromEnvelope(envelope: Envelope, topic: string, orderingKey: string): NewOutboxRow {
+export function rowFromEnvelope(
+  envelope: Envelope,
+  topic: string,
+  orderingKey: string,
+  payloadJson = JSON.stringify(envelope.payload),
+): NewOutboxRow {
   return {
     messageId: envelope.id,
     type: envelope.type,
@@ -12,7 +17,7 @@ export function rowFromEnvelope(envelope: Envelope, topic: string, orderingKey: 
     orderingKey,
     version: envelope.version,
     headers: { ...envelope.headers },
-    payload: JSON.stringify(envelope.payload),
+    payload: payloadJson,
     traceparent: envelope.trace.traceparent ?? null,
     tracestate: envelope.trace.tracestate ?? null,
     createdAt: envelope.createdAt.getTime(),

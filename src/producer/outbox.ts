@@ -1,4 +1,4 @@
-import { createEnvelope, type Envelope, type MessageInput } from '../core/envelope.js';
+import { buildEnvelope, type Envelope, type MessageInput } from '../core/envelope.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { OutboxStore, OutboxWriter } from '../ports/outbox-store.js';
 import type { SqlExecutor } from '../ports/sql-executor.js';
@@ -43,8 +43,8 @@ export class Outbox {
 
   /** Adds a message in `tx`. A rolled-back transaction leaves no trace; nothing is published before commit. */
   async add<P>(tx: SqlExecutor, input: MessageInput<P>): Promise<AddResult<P>> {
-    const envelope = createEnvelope(input, new Date(this.clock.now()));
-    const row = rowFromEnvelope(envelope, input.topic ?? envelope.type, input.orderingKey ?? envelope.key);
+    const { envelope, payloadJson } = buildEnvelope(input, new Date(this.clock.now()));
+    const row = rowFromEnvelope(envelope, input.topic ?? envelope.type, input.orderingKey ?? envelope.key, payloadJson);
     const result = await this.store.insert(tx, row, { ordered: this.ordered });
     return { messageId: result.messageId, duplicate: !result.inserted, envelope };
   }
