@@ -63,6 +63,8 @@ export interface FailureUpdate {
   readonly nextAttemptAt: number;
   readonly dead: boolean;
   readonly error: string;
+  /** When the attempt failed, for its history row; the store's clock when absent. */
+  readonly now?: number;
 }
 
 export interface OutboxStats {
@@ -85,7 +87,7 @@ export interface OutboxRelayStore {
   claim(request: ClaimRequest): Promise<OutboxRow[]>;
   /** Marks pending rows sent. Returns how many changed. */
   markSent(seqs: readonly number[], now: number): Promise<number>;
-  /** Records a failed attempt, only while `owner` still holds the claim. */
+  /** Records a failed attempt (and its history row), only while `owner` still holds the claim. */
   recordFailure(update: FailureUpdate): Promise<boolean>;
   /** Makes rows claimed by `owner` due again now (graceful shutdown). */
   release(owner: string, seqs: readonly number[], now: number): Promise<number>;

@@ -1,6 +1,8 @@
+import { hostname } from 'node:os';
 import { Registry } from 'prom-client';
 import { describeError, SuretyError } from '../core/errors.js';
-import type { OutboxRow } from '../ports/outbox-store.js';
+import type { AdminStore } from '../ports/admin-store.js';
+import type { OutboxRelayStore, OutboxRow } from '../ports/outbox-store.js';
 import { defaultLogger, type Logger } from './logger.js';
 import { wireFromRow } from './outbox-rows.js';
 import { RelayMetrics } from './relay-metrics.js';
@@ -12,6 +14,13 @@ interface Failure {
   readonly row: OutboxRow;
   readonly error: unknown;
 }
+
+type HeartbeatStore = Pick<AdminStore, 'recordHeartbeat' | 'removeHeartbeat'>;
+
+/** Stores with the admin tables keep relay heartbeats; a bare outbox store does not. */
+const keepsHeartbeats = (store: OutboxRelayStore): store is OutboxRelayStore & HeartbeatStore =>
+  typeof (store as Partial<HeartbeatStore>).recordHeartbeat === 'function' &&
+  typeof (store as Partial<HeartbeatStore>).removeHeartbeat === 'function';
 
 /**
  * Moves committed outbox rows to the broker. A row is marked sent only on the broker's positive
@@ -42,6 +51,9 @@ export class OutboxRelay {
   private unsubscribeOutbox: (() => void) | undefined;
   private retention: RetentionJob | undefined;
   private lastClaimAt: number | null = null;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private heartbeatWrite: Promise<void> | undefined;
+  private startedAt = 0;
 
   constructor(options: RelayOptions) {
     this.options = resolveRelayOptions(options);
@@ -70,6 +82,7 @@ export class OutboxRelay {
       this.retention.start();
     }
     this.loopDone = this.loop();
+    this.startHeartbeat();
     this.log.info({ relayId: o.relayId }, 'outbox relay started');
   }
 
@@ -104,6 +117,7 @@ export class OutboxRelay {
         'relay stopped with publishes unconfirmed; their leases will expire',
       );
     await this.settle();
+    await this.stopHeartbeat();
     this.log.info({ relayId: this.options.relayId }, 'outbox relay stopped');
   }
 
@@ -253,6 +267,7 @@ export class OutboxRelay {
         nextAttemptAt,
         dead,
         error: reason,
+        now,
       });
       if (!recorded) return; // our lease expired and another relay owns the row now
     } catch (err) {
@@ -278,6 +293,49 @@ export class OutboxRelay {
       await o.onDead?.({ ...row, attempts, status: 'dead', lastError: reason }, error);
     } catch (err) {
       this.log.error({ err: describeError(err), messageId: row.messageId }, 'onDead hook threw');
+    }
+  }
+
+  /** Every heartbeatMs, while started: who this relay is and when it last claimed, for operators and doctor. */
+  private startHeartbeat(): void {
+    const store = this.options.store;
+    if (!keepsHeartbeats(store)) return;
+    this.startedAt = this.options.clock.now();
+    const beat = () => {
+      // One write at a time: a slow database must not pile them up.
+      this.heartbeatWrite ??= this.writeHeartbeat(store).finally(() => (this.heartbeatWrite = undefined));
+    };
+    beat();
+    this.heartbeatTimer = setInterval(beat, this.options.heartbeatMs).unref();
+  }
+
+  private async writeHeartbeat(store: HeartbeatStore): Promise<void> {
+    const o = this.options;
+    try {
+      await store.recordHeartbeat({
+        relayId: o.relayId,
+        host: hostname(),
+        pid: process.pid,
+        startedAt: this.startedAt,
+        lastClaimedAt: this.lastClaimAt,
+        lastSeenAt: o.clock.now(),
+      });
+    } catch (err) {
+      this.log.warn({ err: describeError(err) }, 'writing the relay heartbeat failed; will try again');
+    }
+  }
+
+  /** Removes the row, after any write in flight (which would otherwise bring it back). */
+  private async stopHeartbeat(): Promise<void> {
+    const store = this.options.store;
+    if (!this.heartbeatTimer || !keepsHeartbeats(store)) return;
+    clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
+    await this.heartbeatWrite;
+    try {
+      await store.removeHeartbeat(this.options.relayId);
+    } catch (err) {
+      this.log.warn({ err: describeError(err) }, 'removing the relay heartbeat failed; it will look stale');
     }
   }
 

@@ -41,6 +41,8 @@ const schema = z.object({
     ])
     .default({ sentMaxAgeMs: 7 * 86_400_000, intervalMs: 60_000, batchSize: 1_000 }),
   shutdownTimeoutMs: ms(0, 600_000).default(15_000),
+  /** How often a started relay writes its heartbeat row, where the store keeps them (the admin tables). */
+  heartbeatMs: ms(100, 600_000).default(5_000),
 });
 
 export interface RelayOptions extends z.input<typeof schema> {

@@ -1,4 +1,6 @@
 import { InvalidOptionError } from '../core/errors.js';
+import type { AdminStore } from '../ports/admin-store.js';
+import type { ConsumerStore } from '../ports/consumer-store.js';
 import type { OutboxStore } from '../ports/outbox-store.js';
 
 export interface OpenStoreOptions {
@@ -9,8 +11,11 @@ export interface OpenStoreOptions {
   schema?: string;
 }
 
-/** Opens the outbox store a URL names; the driver module loads only for that database. */
-export async function openOutboxStore(options: OpenStoreOptions): Promise<OutboxStore> {
+/**
+ * Opens the store a URL names (outbox, consumer and admin concerns in one object); the driver
+ * module loads only for that database.
+ */
+export async function openOutboxStore(options: OpenStoreOptions): Promise<OutboxStore & ConsumerStore & AdminStore> {
   const { url, tablePrefix, schema } = options;
   const scheme = /^([a-z0-9+]+):/i.exec(url)?.[1]?.toLowerCase();
   switch (scheme) {

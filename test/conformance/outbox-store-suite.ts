@@ -7,6 +7,7 @@
  * transaction on a second connection, and the claim query's plan text.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AdminStore } from '../../src/ports/admin-store.js';
 import type { ConsumerStore } from '../../src/ports/consumer-store.js';
 import type { NewOutboxRow, OutboxStore } from '../../src/ports/outbox-store.js';
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
@@ -21,7 +22,7 @@ export interface OpenTransaction {
 
 export interface StoreFixture {
   /** Every store is also a ConsumerStore (see consumer-store-suite.ts). */
-  readonly store: OutboxStore & ConsumerStore & { readonly tables: TableNames };
+  readonly store: OutboxStore & ConsumerStore & AdminStore & { readonly tables: TableNames };
   /** A transaction on its own connection, left open until commit/rollback. */
   begin(): Promise<OpenTransaction>;
   /** The plan of the claim query as text, after the fixture made statistics misleading. */
@@ -220,6 +221,27 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       expect(await f.store.purgeSent(500_000, 2)).toBe(0);
       expect(await f.store.stats()).toMatchObject({ pending: 2, sent: 2 });
       for (const r of claimed.slice(3)) expect(await f.store.get(r.messageId)).toBeDefined();
+    });
+
+    it('purges the attempt history of purged rows and keeps that of the others', async () => {
+      const [old, kept] = [newRow(), newRow()];
+      await add(old);
+      await add(kept);
+      const claimed = await claimAll(10_000);
+      for (const r of claimed) {
+        const failure = { seq: r.seq, attempts: 1, nextAttemptAt: 10_000, dead: false, error: 'nacked', now: 10_000 };
+        expect(await f.store.recordFailure({ ...failure, owner: 'r1' })).toBe(true);
+      }
+      const again = await claimAll(20_000);
+      await f.store.markSent([again.find((r) => r.messageId === old.messageId)!.seq], 100_000);
+      const attemptsOf = async (id: string) => (await f.store.lineage(id))?.outbox?.history.length ?? 0;
+      expect(await attemptsOf(old.messageId)).toBe(1);
+      expect(await f.store.purgeSent(500_000, 10)).toBe(1);
+      const { rows } = await f.store.transaction((tx) =>
+        tx.query(`SELECT message_id FROM ${f.store.tables.outboxAttempts}`),
+      );
+      expect(rows.map((r) => String(r.message_id))).toEqual([kept.messageId]);
+      expect(await attemptsOf(kept.messageId)).toBe(1);
     });
 
     it('grants a lease to one owner until it expires', async () => {

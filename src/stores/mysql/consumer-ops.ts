@@ -8,6 +8,7 @@ import type {
   RecordedFailure,
 } from '../../ports/consumer-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
+import { insertDeadLetterEvents } from '../shared/admin-sql.js';
 import {
   countsFromRows,
   toDeadLetterRow,
@@ -15,8 +16,16 @@ import {
   type DecideRetry,
   type RescheduleUpdate,
 } from '../shared/dead-letter-row.js';
+import {
+  ignoreTransition,
+  rescheduleTransition,
+  resolveTransition,
+  transitionDeadLetters,
+  type DeadLetterTransition,
+} from '../shared/dead-letter-transition.js';
 import type { TableNames } from '../shared/naming.js';
 import { clipError } from '../shared/outbox-row.js';
+import { adminDialect } from './admin-sql.js';
 import * as dl from './dead-letter-sql.js';
 import { isDuplicateKey } from './executor.js';
 import * as inbox from './inbox-sql.js';
@@ -103,6 +112,19 @@ export class MysqlConsumerOps implements InboxStore, DeadLetterStore {
     const attempts = Number(rows[0]!.attempts);
     const { status, nextRetryAt } = decide(attempts);
     await tx.query(dl.applyDecision(this.t), [status, nextRetryAt, f.now, id]);
+    const event = insertDeadLetterEvents(adminDialect, this.t, [
+      {
+        deadLetterId: id,
+        messageId: f.messageId,
+        group: f.group,
+        at: f.now,
+        kind: status === 'dead' ? 'dead' : 'failed',
+        attempt: attempts,
+        detail: error,
+        actor: null,
+      },
+    ]);
+    await tx.query(event.text, event.values);
     return { id, attempts, status, nextRetryAt };
   }
 
@@ -143,29 +165,19 @@ export class MysqlConsumerOps implements InboxStore, DeadLetterStore {
   }
 
   async markResolved(id: number, owner: string, now: number): Promise<boolean> {
-    return (await this.db.run(dl.markResolved(this.t), [now, id, owner])).rowCount === 1;
+    return (await this.transition(resolveTransition([id], owner, now))) === 1;
   }
 
   async markResolvedMany(ids: readonly number[], owner: string, now: number): Promise<number> {
-    if (ids.length === 0) return 0;
-    return (await this.db.run(dl.markResolvedMany(this.t, ids.length), [now, ...ids, owner])).rowCount;
+    return this.transition(resolveTransition(ids, owner, now));
   }
 
   async reschedule(u: RescheduleUpdate): Promise<boolean> {
-    const res = await this.db.run(dl.reschedule(this.t), [
-      u.attempts,
-      u.decision.status,
-      u.decision.nextRetryAt,
-      clipError(u.error),
-      u.now,
-      u.id,
-      u.owner,
-    ]);
-    return res.rowCount === 1;
+    return (await this.transition(rescheduleTransition(u))) === 1;
   }
 
   async ignore(id: number, reason: string, now: number): Promise<boolean> {
-    return (await this.db.run(dl.ignore(this.t), [reason, now, id])).rowCount === 1;
+    return (await this.transition(ignoreTransition([id], reason, null, now))) === 1;
   }
 
   async getDeadLetter(messageId: string, group: string): Promise<DeadLetterRow | undefined> {
@@ -176,5 +188,11 @@ export class MysqlConsumerOps implements InboxStore, DeadLetterStore {
   async countDeadLetters(group?: string): Promise<Record<DeadLetterStatus, number>> {
     const byGroup = group !== undefined;
     return countsFromRows((await this.db.run(dl.countByStatus(this.t, byGroup), byGroup ? [group] : [])).rows);
+  }
+
+  /** Lock, update and record history in one READ COMMITTED transaction (MySQL has no data-modifying CTE). */
+  private transition(tr: DeadLetterTransition): Promise<number> {
+    if (tr.ids.length === 0) return Promise.resolve(0);
+    return this.db.ownTransaction((tx) => transitionDeadLetters(tx, adminDialect, this.t, tr));
   }
 }

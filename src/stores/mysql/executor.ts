@@ -61,6 +61,11 @@ export function isDuplicateKey(err: unknown): boolean {
   return false;
 }
 
+/** errno 1061 (ER_DUP_KEYNAME): the index a migration adds is already there. */
+export function isDuplicateKeyName(err: unknown): boolean {
+  return (err as { errno?: unknown } | null)?.errno === 1061;
+}
+
 export type MysqlIsolationLevel = 'READ UNCOMMITTED' | 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
 
 /**

@@ -1,5 +1,6 @@
 import type { Migration } from '../shared/migration.js';
 import type { TableNames } from '../shared/naming.js';
+import { isDuplicateKeyName } from './executor.js';
 
 /**
  * Schema versions, applied in order, each once. Never edit a released entry; append a new one.
@@ -92,5 +93,83 @@ export function mysqlMigrations(t: TableNames, indexPrefix: string): Migration[]
         ) ${tableOptions}`,
       ],
     },
+    {
+      id: 3,
+      name: 'admin',
+      // ADD INDEX has no IF NOT EXISTS in MySQL 8: a rerun after a crash finds the index and goes on.
+      up: [
+        `CREATE TABLE IF NOT EXISTS ${t.outboxAttempts} (
+          id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+          message_id CHAR(36) NOT NULL,
+          attempt INT NOT NULL,
+          at BIGINT NOT NULL,
+          outcome VARCHAR(8) NOT NULL CHECK (outcome IN ('failed', 'dead', 'resent')),
+          error TEXT NULL,
+          actor VARCHAR(200) NULL,
+          KEY ${bare('outbox_attempts_message')} (message_id, id)
+        ) ${tableOptions}`,
+        `CREATE TABLE IF NOT EXISTS ${t.deadLetterEvents} (
+          id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+          dead_letter_id BIGINT NOT NULL,
+          message_id VARCHAR(200) NOT NULL,
+          group_name VARCHAR(200) NOT NULL,
+          at BIGINT NOT NULL,
+          kind VARCHAR(20) NOT NULL,
+          attempt INT NOT NULL,
+          detail LONGTEXT NULL,
+          actor VARCHAR(200) NULL,
+          KEY ${bare('dead_letter_events_row')} (dead_letter_id, id),
+          KEY ${bare('dead_letter_events_message')} (message_id)
+        ) ${tableOptions}`,
+        `CREATE TABLE IF NOT EXISTS ${t.relays} (
+          relay_id VARCHAR(64) NOT NULL PRIMARY KEY,
+          host VARCHAR(255) NOT NULL,
+          pid INT NOT NULL,
+          started_at BIGINT NOT NULL,
+          last_claimed_at BIGINT NULL,
+          last_seen_at BIGINT NOT NULL
+        ) ${tableOptions}`,
+        `CREATE TABLE IF NOT EXISTS ${t.audit} (
+          id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+          at BIGINT NOT NULL,
+          actor VARCHAR(200) NOT NULL,
+          role VARCHAR(20) NOT NULL,
+          action VARCHAR(100) NOT NULL,
+          target VARCHAR(300) NOT NULL,
+          reason TEXT NULL,
+          outcome VARCHAR(10) NOT NULL,
+          detail LONGTEXT NULL,
+          KEY ${bare('audit_at')} (at),
+          KEY ${bare('audit_actor')} (actor, id),
+          KEY ${bare('audit_action')} (action, id),
+          KEY ${bare('audit_target')} (target, id)
+        ) ${tableOptions}`,
+        `CREATE TABLE IF NOT EXISTS ${t.adminJobs} (
+          id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+          kind VARCHAR(20) NOT NULL,
+          filter TEXT NOT NULL,
+          reason TEXT NULL,
+          actor VARCHAR(200) NOT NULL,
+          status VARCHAR(10) NOT NULL,
+          total BIGINT NOT NULL,
+          done BIGINT NOT NULL,
+          changed BIGINT NOT NULL,
+          cursor_id BIGINT NOT NULL,
+          max_id BIGINT NOT NULL,
+          rate_per_second DOUBLE NOT NULL,
+          owner VARCHAR(200) NULL,
+          lease_until BIGINT NULL,
+          created_at BIGINT NOT NULL,
+          updated_at BIGINT NOT NULL,
+          error TEXT NULL,
+          KEY ${bare('admin_jobs_status')} (status, id)
+        ) ${tableOptions}`,
+        addIndex(`ALTER TABLE ${t.outbox} ADD INDEX ${bare('outbox_created')} (created_at)`),
+        addIndex(`ALTER TABLE ${t.deadLetters} ADD INDEX ${bare('dead_letters_group')} (group_name, id)`),
+        addIndex(`ALTER TABLE ${t.deadLetters} ADD INDEX ${bare('dead_letters_created')} (created_at)`),
+      ],
+    },
   ];
 }
+
+const addIndex = (sql: string) => ({ sql, alreadyApplied: isDuplicateKeyName });

@@ -55,6 +55,12 @@ export const recordFailure = (t: TableNames) => `UPDATE ${t.outbox}
 SET attempts = ?, next_attempt_at = ?, status = ?, last_error = ?, claimed_by = NULL
 WHERE seq = ? AND claimed_by = ? AND status = 'pending'`;
 
+/** ? attempt, ? at, ? outcome, ? error, ? actor, ? seq. After recordFailure, in its transaction (which holds the row). */
+export const insertAttempt = (
+  t: TableNames,
+) => `INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor)
+SELECT message_id, ?, ?, ?, ?, ? FROM ${t.outbox} WHERE seq = ?`;
+
 /** ? now, ? owner, then `count` seqs. */
 export const releaseClaims = (t: TableNames, count: number) => `UPDATE ${t.outbox}
 SET next_attempt_at = ?, claimed_by = NULL
@@ -63,6 +69,10 @@ WHERE claimed_by = ? AND seq IN (${list(count)}) AND status = 'pending'`;
 /** ? before, ? limit. */
 export const purgeSent = (t: TableNames) =>
   `DELETE FROM ${t.outbox} WHERE status = 'sent' AND sent_at < ? ORDER BY sent_at LIMIT ?`;
+
+/** ? before, ? limit. History of purged rows: attempts whose outbox row is gone (retention runs it after purgeSent). */
+export const purgeOrphanAttempts = (t: TableNames) => `DELETE FROM ${t.outboxAttempts} WHERE at < ?
+  AND NOT EXISTS (SELECT 1 FROM ${t.outbox} o WHERE o.message_id = ${t.outboxAttempts}.message_id) ORDER BY id LIMIT ?`;
 
 export const stats = (t: TableNames) =>
   `SELECT status, COUNT(*) AS n, MIN(created_at) AS oldest FROM ${t.outbox} GROUP BY status`;

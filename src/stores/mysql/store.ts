@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { DriverMissingError, StoreError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
+import type { AdminStore } from '../../ports/admin-store.js';
 import type { ConsumerStore } from '../../ports/consumer-store.js';
 import type {
   ClaimRequest,
@@ -14,10 +15,12 @@ import type {
 } from '../../ports/outbox-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { applyMigrations } from '../shared/apply-migrations.js';
-import { ConsumerDelegation } from '../shared/consumer-delegation.js';
+import type { AdminContext } from '../shared/admin-context.js';
+import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
 import { clipError, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
+import * as adminSql from './admin-sql.js';
 import { MysqlConsumerOps } from './consumer-ops.js';
 import {
   isDuplicateKey,
@@ -49,7 +52,7 @@ export type MysqlStoreOptions = z.input<typeof optionsSchema>;
 const MIGRATION_LOCK_SECONDS = 60;
 
 /**
- * Outbox, inbox and dead-letter store on MySQL 8 or MariaDB 10.6+ (mysql2). Claims use FOR UPDATE
+ * Outbox, inbox, dead-letter and admin store on MySQL 8 or MariaDB 10.6+ (mysql2). Claims use FOR UPDATE
  * SKIP LOCKED on a forced index. MySQL has no commit notifications: relays find new rows by polling
  * (and in-process wake-ups).
  * @example
@@ -104,11 +107,12 @@ async function retryDeadlocks<T>(work: () => Promise<T>, attempts = 4): Promise<
 const storeError = (err: unknown) =>
   err instanceof StoreError ? err : new StoreError(`MySQL: ${(err as Error).message}`, { cause: err });
 
-export class MysqlOutboxStore extends ConsumerDelegation implements OutboxStore, ConsumerStore {
+export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, ConsumerStore, AdminStore {
   readonly dialect = 'mysql' as const;
   readonly tables;
   readonly outboxTable: string;
   protected readonly consumer: MysqlConsumerOps;
+  protected readonly admin: AdminContext;
 
   constructor(
     readonly pool: MysqlPoolLike,
@@ -123,6 +127,11 @@ export class MysqlOutboxStore extends ConsumerDelegation implements OutboxStore,
       this.tables,
       prefix,
     );
+    this.admin = {
+      db: { query: (text, values) => this.run(text, values), transaction: (work) => this.ownTransaction(work) },
+      t: this.tables,
+      sql: adminSql,
+    };
   }
 
   /** Serialised by a named lock: MySQL DDL commits implicitly, so a transaction cannot do it. */
@@ -222,16 +231,30 @@ export class MysqlOutboxStore extends ConsumerDelegation implements OutboxStore,
     return (await this.run(sql.markSent(this.tables, seqs.length), [now, ...seqs])).rowCount;
   }
 
+  /** The update and its history row commit together (MySQL has no data-modifying CTE). */
   async recordFailure(u: FailureUpdate): Promise<boolean> {
-    const res = await this.run(sql.recordFailure(this.tables), [
-      u.attempts,
-      u.nextAttemptAt,
-      u.dead ? 'dead' : 'pending',
-      clipError(u.error),
-      u.seq,
-      u.owner,
-    ]);
-    return res.rowCount === 1;
+    const status = u.dead ? 'dead' : 'pending';
+    const error = clipError(u.error);
+    return this.ownTransaction(async (tx) => {
+      const res = await tx.query(sql.recordFailure(this.tables), [
+        u.attempts,
+        u.nextAttemptAt,
+        status,
+        error,
+        u.seq,
+        u.owner,
+      ]);
+      if (res.rowCount !== 1) return false;
+      await tx.query(sql.insertAttempt(this.tables), [
+        u.attempts,
+        u.now ?? Date.now(),
+        u.dead ? 'dead' : 'failed',
+        error,
+        u.owner,
+        u.seq,
+      ]);
+      return true;
+    });
   }
 
   async release(owner: string, seqs: readonly number[], now: number): Promise<number> {
@@ -240,7 +263,9 @@ export class MysqlOutboxStore extends ConsumerDelegation implements OutboxStore,
   }
 
   async purgeSent(before: number, limit: number): Promise<number> {
-    return (await this.run(sql.purgeSent(this.tables), [before, limit])).rowCount;
+    const purged = (await this.run(sql.purgeSent(this.tables), [before, limit])).rowCount;
+    if (purged > 0) await this.run(sql.purgeOrphanAttempts(this.tables), [before, limit]);
+    return purged;
   }
 
   async stats(): Promise<OutboxStats> {
@@ -265,7 +290,7 @@ export class MysqlOutboxStore extends ConsumerDelegation implements OutboxStore,
     if (this.ownsPool) await this.pool.end();
   }
 
-  private async run(text: string, values?: unknown[]): Promise<SqlResult> {
+  private async run(text: string, values?: readonly unknown[]): Promise<SqlResult> {
     try {
       return await retryDeadlocks(() => mysqlExecutor(this.pool).query(text, values));
     } catch (err) {

@@ -7,6 +7,7 @@ import type {
   RecordedFailure,
 } from '../../ports/consumer-store.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
+import { ignoreTransition, transitionDeadLetters } from '../shared/dead-letter-transition.js';
 import {
   countsFromRows,
   toDeadLetterRow,
@@ -16,6 +17,7 @@ import {
 } from '../shared/dead-letter-row.js';
 import type { TableNames } from '../shared/naming.js';
 import { clipError } from '../shared/outbox-row.js';
+import { adminDialect } from './admin-sql.js';
 import * as dl from './dead-letter-sql.js';
 import { statementName } from './executor.js';
 import * as inbox from './inbox-sql.js';
@@ -28,6 +30,8 @@ export interface PgOwnConnection {
   run(text: string, values?: unknown[]): Promise<Rows>;
   /** One statement in a transaction whose planner may not fall back to scans (CLAIM_PLAN_SETTINGS). */
   runForcedPlan(text: string, values: unknown[]): Promise<Rows>;
+  /** A transaction on one pooled connection. */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
 }
 
 /** Inbox and dead letters on PostgreSQL; PostgresOutboxStore delegates its ConsumerStore methods here. */
@@ -60,6 +64,7 @@ export class PostgresConsumerOps implements InboxStore, DeadLetterStore {
   }
 
   async recordDeliveryFailure(tx: SqlExecutor, f: FailureRecord, decide: DecideRetry): Promise<RecordedFailure> {
+    const error = clipError(f.error);
     const { rows } = await tx.query<{ id: string; attempts: number }>(dl.upsertFailure(this.t), [
       f.messageId,
       f.group,
@@ -70,14 +75,14 @@ export class PostgresConsumerOps implements InboxStore, DeadLetterStore {
       JSON.stringify(f.headers),
       f.body,
       f.bodyEncoding,
-      clipError(f.error),
+      error,
       f.poison,
       f.now,
     ]);
     const id = Number(rows[0]!.id);
     const attempts = Number(rows[0]!.attempts);
     const { status, nextRetryAt } = decide(attempts);
-    await tx.query(dl.applyDecision(this.t), [id, status, nextRetryAt, f.now]);
+    await tx.query(dl.applyDecision(this.t), [id, status, nextRetryAt, f.now, error]);
     return { id, attempts, status, nextRetryAt };
   }
 
@@ -115,7 +120,10 @@ export class PostgresConsumerOps implements InboxStore, DeadLetterStore {
   }
 
   async ignore(id: number, reason: string, now: number): Promise<boolean> {
-    return (await this.db.run(dl.ignore(this.t), [id, reason, now])).rowCount === 1;
+    const changed = await this.db.transaction((tx) =>
+      transitionDeadLetters(tx, adminDialect, this.t, ignoreTransition([id], reason, null, now)),
+    );
+    return changed === 1;
   }
 
   async getDeadLetter(messageId: string, group: string): Promise<DeadLetterRow | undefined> {

@@ -16,10 +16,20 @@ ON CONFLICT (message_id, group_name) DO UPDATE SET
   last_error = EXCLUDED.last_error, poison = EXCLUDED.poison, ignored_reason = NULL, updated_at = EXCLUDED.updated_at
 RETURNING id, attempts`;
 
-/** $1 id, $2 status, $3 next retry, $4 now. Runs after upsertFailure, whose row lock it still holds. */
-export const applyDecision = (t: TableNames) => `UPDATE ${t.deadLetters}
-SET status = $2, next_retry_at = $3, claimed_by = NULL, lease_until = NULL, updated_at = $4
-WHERE id = $1`;
+const EVENT_COLUMNS = 'dead_letter_id, message_id, group_name, at, kind, attempt, detail, actor';
+
+/**
+ * $1 id, $2 status, $3 next retry, $4 now, $5 error. Runs after upsertFailure, whose row lock it
+ * still holds, and records the failure ('dead' when the decision is) in the same statement.
+ */
+export const applyDecision = (t: TableNames) => `WITH d AS (
+  UPDATE ${t.deadLetters}
+  SET status = $2, next_retry_at = $3, claimed_by = NULL, lease_until = NULL, updated_at = $4
+  WHERE id = $1
+  RETURNING id, message_id, group_name, attempts, status)
+INSERT INTO ${t.deadLetterEvents} (${EVENT_COLUMNS})
+SELECT id, message_id, group_name, $4::bigint, CASE WHEN status = 'dead' THEN 'dead' ELSE 'failed' END, attempts,
+  $5::text, NULL FROM d`;
 
 /**
  * $1 now, $2 limit, $3 owner, $4 lease until. Expired leases first (their replayer died), then due
@@ -40,25 +50,36 @@ WHERE d.id = ANY(ARRAY(
   LIMIT $2))
 RETURNING ${deadLetterColumns('d')}`;
 
+// The transitions below record their event in the same statement; the count is the rows changed.
+
 /** $1 id, $2 owner, $3 now. */
-export const markResolved = (t: TableNames) => `UPDATE ${t.deadLetters}
-SET status = 'resolved', next_retry_at = NULL, claimed_by = NULL, lease_until = NULL, updated_at = $3
-WHERE id = $1 AND status = 'replaying' AND claimed_by = $2`;
+export const markResolved = (t: TableNames) => `WITH d AS (
+  UPDATE ${t.deadLetters}
+  SET status = 'resolved', next_retry_at = NULL, claimed_by = NULL, lease_until = NULL, updated_at = $3
+  WHERE id = $1 AND status = 'replaying' AND claimed_by = $2
+  RETURNING id, message_id, group_name, attempts)
+INSERT INTO ${t.deadLetterEvents} (${EVENT_COLUMNS})
+SELECT id, message_id, group_name, $3::bigint, 'resolved', attempts, NULL, $2::text FROM d`;
 
 /** $1 ids (bigint[]), $2 owner, $3 now. */
-export const markResolvedMany = (t: TableNames) => `UPDATE ${t.deadLetters}
-SET status = 'resolved', next_retry_at = NULL, claimed_by = NULL, lease_until = NULL, updated_at = $3
-WHERE id = ANY($1::bigint[]) AND status = 'replaying' AND claimed_by = $2`;
+export const markResolvedMany = (t: TableNames) => `WITH d AS (
+  UPDATE ${t.deadLetters}
+  SET status = 'resolved', next_retry_at = NULL, claimed_by = NULL, lease_until = NULL, updated_at = $3
+  WHERE id = ANY($1::bigint[]) AND status = 'replaying' AND claimed_by = $2
+  RETURNING id, message_id, group_name, attempts)
+INSERT INTO ${t.deadLetterEvents} (${EVENT_COLUMNS})
+SELECT id, message_id, group_name, $3::bigint, 'resolved', attempts, NULL, $2::text FROM d`;
 
 /** $1 id, $2 owner, $3 attempts, $4 status, $5 next retry, $6 error, $7 now. */
-export const reschedule = (t: TableNames) => `UPDATE ${t.deadLetters}
-SET attempts = $3, status = $4, next_retry_at = $5, last_error = $6, claimed_by = NULL, lease_until = NULL, updated_at = $7
-WHERE id = $1 AND status = 'replaying' AND claimed_by = $2`;
-
-/** $1 id, $2 reason, $3 now. */
-export const ignore = (t: TableNames) => `UPDATE ${t.deadLetters}
-SET status = 'ignored', ignored_reason = $2, next_retry_at = NULL, updated_at = $3
-WHERE id = $1 AND status IN ('pending', 'dead')`;
+export const reschedule = (t: TableNames) => `WITH d AS (
+  UPDATE ${t.deadLetters}
+  SET attempts = $3, status = $4, next_retry_at = $5, last_error = $6, claimed_by = NULL, lease_until = NULL,
+    updated_at = $7
+  WHERE id = $1 AND status = 'replaying' AND claimed_by = $2
+  RETURNING id, message_id, group_name, attempts, status, last_error)
+INSERT INTO ${t.deadLetterEvents} (${EVENT_COLUMNS})
+SELECT id, message_id, group_name, $7::bigint, CASE WHEN status = 'dead' THEN 'dead' ELSE 'replay_failed' END,
+  attempts, last_error, $2::text FROM d`;
 
 export const selectByKey = (t: TableNames) =>
   `SELECT ${DEAD_LETTER_COLUMNS} FROM ${t.deadLetters} WHERE message_id = $1 AND group_name = $2`;

@@ -45,10 +45,15 @@ export const markSent = (t: TableNames) => `UPDATE ${t.outbox}
 SET status = 'sent', sent_at = $2, claimed_by = NULL
 WHERE seq = ANY($1::bigint[]) AND status = 'pending'`;
 
-/** $1 seq, $2 owner, $3 attempts, $4 next attempt, $5 status, $6 error. */
-export const recordFailure = (t: TableNames) => `UPDATE ${t.outbox}
-SET attempts = $3, next_attempt_at = $4, status = $5, last_error = $6, claimed_by = NULL, locked_until = NULL
-WHERE seq = $1 AND claimed_by = $2 AND status = 'pending'`;
+/** $1 seq, $2 owner, $3 attempts, $4 next attempt, $5 status, $6 error, $7 now. Records the attempt in the same statement. */
+export const recordFailure = (t: TableNames) => `WITH o AS (
+  UPDATE ${t.outbox}
+  SET attempts = $3, next_attempt_at = $4, status = $5, last_error = $6, claimed_by = NULL, locked_until = NULL
+  WHERE seq = $1 AND claimed_by = $2 AND status = 'pending'
+  RETURNING message_id, attempts, status, last_error)
+INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor)
+SELECT message_id, attempts, $7::bigint, CASE WHEN status = 'dead' THEN 'dead' ELSE 'failed' END, last_error, $2::text
+FROM o`;
 
 export const releaseClaims = (t: TableNames) => `UPDATE ${t.outbox}
 SET locked_until = NULL, claimed_by = NULL
@@ -56,6 +61,11 @@ WHERE claimed_by = $1 AND seq = ANY($2::bigint[]) AND status = 'pending'`;
 
 export const purgeSent = (t: TableNames) => `DELETE FROM ${t.outbox} WHERE seq IN (
   SELECT seq FROM ${t.outbox} WHERE status = 'sent' AND sent_at < $1 ORDER BY sent_at LIMIT $2)`;
+
+/** $1 before, $2 limit. History of purged rows: attempts whose outbox row is gone (retention runs it after purgeSent). */
+export const purgeOrphanAttempts = (t: TableNames) => `DELETE FROM ${t.outboxAttempts} WHERE id IN (
+  SELECT a.id FROM ${t.outboxAttempts} a WHERE a.at < $1
+  AND NOT EXISTS (SELECT 1 FROM ${t.outbox} o WHERE o.message_id = a.message_id) ORDER BY a.id LIMIT $2)`;
 
 export const stats = (t: TableNames) => `SELECT status, count(*)::bigint AS n, min(created_at) AS oldest
 FROM ${t.outbox} GROUP BY status`;

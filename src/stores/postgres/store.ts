@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { DriverMissingError, StoreError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
+import type { AdminStore } from '../../ports/admin-store.js';
 import type { ConsumerStore } from '../../ports/consumer-store.js';
 import type {
   ClaimRequest,
@@ -14,10 +15,12 @@ import type {
 } from '../../ports/outbox-store.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
 import { applyMigrations } from '../shared/apply-migrations.js';
-import { ConsumerDelegation } from '../shared/consumer-delegation.js';
+import type { AdminContext } from '../shared/admin-context.js';
+import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
 import { clipError, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
+import * as adminSql from './admin-sql.js';
 import { PostgresConsumerOps } from './consumer-ops.js';
 import { pgTransaction, statementName, type PgPoolLike, type PgPreparing, type PgQueryable } from './executor.js';
 import { postgresMigrations } from './migrations.js';
@@ -43,7 +46,7 @@ const optionsSchema = z.object({
 export type PostgresStoreOptions = z.input<typeof optionsSchema>;
 
 /**
- * Outbox, inbox and dead-letter store on PostgreSQL (pg). Claims use FOR UPDATE SKIP LOCKED under a
+ * Outbox, inbox, dead-letter and admin store on PostgreSQL (pg). Claims use FOR UPDATE SKIP LOCKED under a
  * forced index plan; commits are announced with NOTIFY so relays in other processes wake within milliseconds.
  * @example
  * const store = await createPostgresOutboxStore({ connectionString: 'postgres://localhost/app' });
@@ -82,11 +85,12 @@ function loadPg(): typeof import('pg') {
   }
 }
 
-export class PostgresOutboxStore extends ConsumerDelegation implements OutboxStore, ConsumerStore {
+export class PostgresOutboxStore extends AdminDelegation implements OutboxStore, ConsumerStore, AdminStore {
   readonly dialect = 'postgres' as const;
   readonly tables;
   readonly outboxTable: string;
   protected readonly consumer: PostgresConsumerOps;
+  protected readonly admin: AdminContext;
 
   constructor(
     readonly pool: PgPoolLike,
@@ -102,9 +106,15 @@ export class PostgresOutboxStore extends ConsumerDelegation implements OutboxSto
       {
         run: (text, values) => this.run(text, values),
         runForcedPlan: (text, values) => this.runForcedPlan(text, values),
+        transaction: (work) => this.ownTransaction(work),
       },
       this.tables,
     );
+    this.admin = {
+      db: { query: (text, values) => this.query(text, values), transaction: (work) => this.ownTransaction(work) },
+      t: this.tables,
+      sql: adminSql,
+    };
   }
 
   async migrate(): Promise<void> {
@@ -193,6 +203,7 @@ export class PostgresOutboxStore extends ConsumerDelegation implements OutboxSto
       u.nextAttemptAt,
       u.dead ? 'dead' : 'pending',
       clipError(u.error),
+      u.now ?? Date.now(),
     ]);
     return res.rowCount === 1;
   }
@@ -204,7 +215,9 @@ export class PostgresOutboxStore extends ConsumerDelegation implements OutboxSto
   }
 
   async purgeSent(before: number, limit: number): Promise<number> {
-    return (await this.run(sql.purgeSent(this.tables), [before, limit])).rowCount;
+    const purged = (await this.run(sql.purgeSent(this.tables), [before, limit])).rowCount;
+    if (purged > 0) await this.run(sql.purgeOrphanAttempts(this.tables), [before, limit]);
+    return purged;
   }
 
   async stats(): Promise<OutboxStats> {
@@ -258,6 +271,27 @@ export class PostgresOutboxStore extends ConsumerDelegation implements OutboxSto
       return { rows: res.rows, rowCount: res.rowCount ?? 0 };
     } catch (err) {
       throw new StoreError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  /** One statement, not prepared: admin statements vary with their filters. */
+  private async query(
+    text: string,
+    values?: readonly unknown[],
+  ): Promise<{ rows: Record<string, unknown>[]; rowCount: number }> {
+    try {
+      const res = await this.pool.query(text, values as unknown[] | undefined);
+      return { rows: res.rows as Record<string, unknown>[], rowCount: res.rowCount ?? 0 };
+    } catch (err) {
+      throw new StoreError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  private async ownTransaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    try {
+      return await pgTransaction(this.pool, work);
+    } catch (err) {
+      throw err instanceof StoreError ? err : new StoreError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
     }
   }
 

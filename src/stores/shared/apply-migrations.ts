@@ -20,7 +20,17 @@ export async function applyMigrations(
   const done: number[] = [];
   for (const m of migrations) {
     if (applied.has(m.id)) continue;
-    for (const statement of m.up) await exec.query(statement);
+    for (const step of m.up) {
+      if (typeof step === 'string') {
+        await exec.query(step);
+        continue;
+      }
+      try {
+        await exec.query(step.sql);
+      } catch (err) {
+        if (!step.alreadyApplied(err)) throw err;
+      }
+    }
     await exec.query(
       `INSERT INTO ${table} (id, name, applied_at) VALUES (${placeholder(1)}, ${placeholder(2)}, ${placeholder(3)})`,
       [m.id, m.name, now],

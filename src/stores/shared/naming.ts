@@ -22,6 +22,14 @@ export interface TableNames {
   readonly migrations: string;
   readonly inbox: string;
   readonly deadLetters: string;
+  /** Relay attempts that did not end in a confirm, and operators' resends. */
+  readonly outboxAttempts: string;
+  /** Every transition of a dead letter, with its actor. */
+  readonly deadLetterEvents: string;
+  /** One heartbeat row per running relay. */
+  readonly relays: string;
+  readonly audit: string;
+  readonly adminJobs: string;
 }
 
 export function tableNames(prefix: string, qualify: (name: string) => string): TableNames {
@@ -32,5 +40,10 @@ export function tableNames(prefix: string, qualify: (name: string) => string): T
     migrations: qualify(`${prefix}migrations`),
     inbox: qualify(`${prefix}inbox`),
     deadLetters: qualify(`${prefix}dead_letters`),
+    outboxAttempts: qualify(`${prefix}outbox_attempts`),
+    deadLetterEvents: qualify(`${prefix}dead_letter_events`),
+    relays: qualify(`${prefix}relays`),
+    audit: qualify(`${prefix}audit`),
+    adminJobs: qualify(`${prefix}admin_jobs`),
   });
 }

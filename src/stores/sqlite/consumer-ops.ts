@@ -7,6 +7,7 @@ import type {
   RecordedFailure,
 } from '../../ports/consumer-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
+import { insertDeadLetterEvents } from '../shared/admin-sql.js';
 import {
   countsFromRows,
   toDeadLetterRow,
@@ -14,21 +15,31 @@ import {
   type DecideRetry,
   type RescheduleUpdate,
 } from '../shared/dead-letter-row.js';
+import {
+  ignoreTransition,
+  rescheduleTransition,
+  resolveTransition,
+  transitionDeadLetters,
+  type DeadLetterTransition,
+} from '../shared/dead-letter-transition.js';
 import type { TableNames } from '../shared/naming.js';
 import { clipError } from '../shared/outbox-row.js';
+import { adminDialect } from './admin-sql.js';
 import * as dl from './dead-letter-sql.js';
 import * as inbox from './inbox-sql.js';
 
 /** How the consumer operations reach the store's Database; errors arrive as StoreError. */
 export interface SqliteOwnConnection {
   /** One autocommit statement under the Database's in-process lock. */
-  run(text: string, values?: unknown[]): Promise<SqlResult>;
+  run(text: string, values?: readonly unknown[]): Promise<SqlResult>;
+  /** A BEGIN IMMEDIATE transaction under the same lock. */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
 }
 
 /**
  * Inbox and dead letters on SQLite; SqliteOutboxStore delegates its ConsumerStore methods here.
  * recordInbox and recordFailure run in the caller's transaction (which holds the lock); everything
- * else is one statement under the lock. SQLite binds no booleans, so poison travels as 0/1.
+ * else is one statement, or one transaction, under the lock. SQLite binds no booleans, so poison travels as 0/1.
  */
 export class SqliteConsumerOps implements InboxStore, DeadLetterStore {
   constructor(
@@ -58,6 +69,7 @@ export class SqliteConsumerOps implements InboxStore, DeadLetterStore {
   }
 
   async recordDeliveryFailure(tx: SqlExecutor, f: FailureRecord, decide: DecideRetry): Promise<RecordedFailure> {
+    const error = clipError(f.error);
     const { rows } = await tx.query<{ id: number; attempts: number }>(dl.upsertFailure(this.t), [
       f.messageId,
       f.group,
@@ -68,7 +80,7 @@ export class SqliteConsumerOps implements InboxStore, DeadLetterStore {
       JSON.stringify(f.headers),
       f.body,
       f.bodyEncoding,
-      clipError(f.error),
+      error,
       f.poison ? 1 : 0,
       f.now,
       f.now,
@@ -77,6 +89,19 @@ export class SqliteConsumerOps implements InboxStore, DeadLetterStore {
     const attempts = Number(rows[0]!.attempts);
     const { status, nextRetryAt } = decide(attempts);
     await tx.query(dl.applyDecision(this.t), [status, nextRetryAt, f.now, id]);
+    const event = insertDeadLetterEvents(adminDialect, this.t, [
+      {
+        deadLetterId: id,
+        messageId: f.messageId,
+        group: f.group,
+        at: f.now,
+        kind: status === 'dead' ? 'dead' : 'failed',
+        attempt: attempts,
+        detail: error,
+        actor: null,
+      },
+    ]);
+    await tx.query(event.text, event.values);
     return { id, attempts, status, nextRetryAt };
   }
 
@@ -97,29 +122,19 @@ export class SqliteConsumerOps implements InboxStore, DeadLetterStore {
   }
 
   async markResolved(id: number, owner: string, now: number): Promise<boolean> {
-    return (await this.db.run(dl.markResolved(this.t), [now, id, owner])).rowCount === 1;
+    return (await this.transition(resolveTransition([id], owner, now))) === 1;
   }
 
   async markResolvedMany(ids: readonly number[], owner: string, now: number): Promise<number> {
-    if (ids.length === 0) return 0;
-    return (await this.db.run(dl.markResolvedMany(this.t, ids.length), [now, ...ids, owner])).rowCount;
+    return this.transition(resolveTransition(ids, owner, now));
   }
 
   async reschedule(u: RescheduleUpdate): Promise<boolean> {
-    const res = await this.db.run(dl.reschedule(this.t), [
-      u.attempts,
-      u.decision.status,
-      u.decision.nextRetryAt,
-      clipError(u.error),
-      u.now,
-      u.id,
-      u.owner,
-    ]);
-    return res.rowCount === 1;
+    return (await this.transition(rescheduleTransition(u))) === 1;
   }
 
   async ignore(id: number, reason: string, now: number): Promise<boolean> {
-    return (await this.db.run(dl.ignore(this.t), [reason, now, id])).rowCount === 1;
+    return (await this.transition(ignoreTransition([id], reason, null, now))) === 1;
   }
 
   async getDeadLetter(messageId: string, group: string): Promise<DeadLetterRow | undefined> {
@@ -130,5 +145,11 @@ export class SqliteConsumerOps implements InboxStore, DeadLetterStore {
   async countDeadLetters(group?: string): Promise<Record<DeadLetterStatus, number>> {
     const byGroup = group !== undefined;
     return countsFromRows((await this.db.run(dl.countByStatus(this.t, byGroup), byGroup ? [group] : [])).rows);
+  }
+
+  /** Update and history row in one transaction; in-process, its three statements cost no round trips. */
+  private transition(tr: DeadLetterTransition): Promise<number> {
+    if (tr.ids.length === 0) return Promise.resolve(0);
+    return this.db.transaction((tx) => transitionDeadLetters(tx, adminDialect, this.t, tr));
   }
 }

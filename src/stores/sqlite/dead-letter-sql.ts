@@ -44,25 +44,7 @@ WHERE id IN (
   LIMIT ?)
 RETURNING ${DEAD_LETTER_COLUMNS}`;
 
-/** ? now, ? id, ? owner. */
-/** ? now, `count` ids, ? owner. */
-export const markResolvedMany = (t: TableNames, count: number) => `UPDATE ${t.deadLetters}
-SET status = 'resolved', next_retry_at = NULL, claimed_by = NULL, lease_until = NULL, updated_at = ?
-WHERE id IN (${Array(count).fill('?').join(', ')}) AND status = 'replaying' AND claimed_by = ?`;
-
-export const markResolved = (t: TableNames) => `UPDATE ${t.deadLetters}
-SET status = 'resolved', next_retry_at = NULL, claimed_by = NULL, lease_until = NULL, updated_at = ?
-WHERE id = ? AND status = 'replaying' AND claimed_by = ?`;
-
-/** ? attempts, ? status, ? next retry, ? error, ? now, ? id, ? owner. */
-export const reschedule = (t: TableNames) => `UPDATE ${t.deadLetters}
-SET attempts = ?, status = ?, next_retry_at = ?, last_error = ?, claimed_by = NULL, lease_until = NULL, updated_at = ?
-WHERE id = ? AND status = 'replaying' AND claimed_by = ?`;
-
-/** ? reason, ? now, ? id. */
-export const ignore = (t: TableNames) => `UPDATE ${t.deadLetters}
-SET status = 'ignored', ignored_reason = ?, next_retry_at = NULL, updated_at = ?
-WHERE id = ? AND status IN ('pending', 'dead')`;
+// Resolving, rescheduling and ignoring are transitions that also write history: shared/dead-letter-transition.ts.
 
 export const selectByKey = (t: TableNames) =>
   `SELECT ${DEAD_LETTER_COLUMNS} FROM ${t.deadLetters} WHERE message_id = ? AND group_name = ?`;

@@ -82,5 +82,81 @@ export function sqliteMigrations(t: TableNames, indexPrefix: string): Migration[
         `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_lease')} ON ${t.deadLetters} (lease_until, id) WHERE status = 'replaying'`,
       ],
     },
+    {
+      id: 3,
+      name: 'admin',
+      // Audit and job ids are never reused (AUTOINCREMENT): clients keep them in links and cursors.
+      up: [
+        `CREATE TABLE IF NOT EXISTS ${t.outboxAttempts} (
+          id INTEGER PRIMARY KEY,
+          message_id TEXT NOT NULL,
+          attempt INTEGER NOT NULL,
+          at BIGINT NOT NULL,
+          outcome TEXT NOT NULL CHECK (outcome IN ('failed', 'dead', 'resent')),
+          error TEXT,
+          actor TEXT
+        )`,
+        `CREATE INDEX IF NOT EXISTS ${bare('outbox_attempts_message')} ON ${t.outboxAttempts} (message_id, id)`,
+        `CREATE TABLE IF NOT EXISTS ${t.deadLetterEvents} (
+          id INTEGER PRIMARY KEY,
+          dead_letter_id BIGINT NOT NULL,
+          message_id TEXT NOT NULL,
+          group_name TEXT NOT NULL,
+          at BIGINT NOT NULL,
+          kind TEXT NOT NULL,
+          attempt INTEGER NOT NULL,
+          detail TEXT,
+          actor TEXT
+        )`,
+        `CREATE INDEX IF NOT EXISTS ${bare('dead_letter_events_row')} ON ${t.deadLetterEvents} (dead_letter_id, id)`,
+        `CREATE INDEX IF NOT EXISTS ${bare('dead_letter_events_message')} ON ${t.deadLetterEvents} (message_id)`,
+        `CREATE TABLE IF NOT EXISTS ${t.relays} (
+          relay_id TEXT PRIMARY KEY,
+          host TEXT NOT NULL,
+          pid INTEGER NOT NULL,
+          started_at BIGINT NOT NULL,
+          last_claimed_at BIGINT,
+          last_seen_at BIGINT NOT NULL
+        )`,
+        `CREATE TABLE IF NOT EXISTS ${t.audit} (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          at BIGINT NOT NULL,
+          actor TEXT NOT NULL,
+          role TEXT NOT NULL,
+          action TEXT NOT NULL,
+          target TEXT NOT NULL,
+          reason TEXT,
+          outcome TEXT NOT NULL,
+          detail TEXT
+        )`,
+        `CREATE INDEX IF NOT EXISTS ${bare('audit_at')} ON ${t.audit} (at)`,
+        `CREATE INDEX IF NOT EXISTS ${bare('audit_actor')} ON ${t.audit} (actor, id)`,
+        `CREATE INDEX IF NOT EXISTS ${bare('audit_action')} ON ${t.audit} (action, id)`,
+        `CREATE INDEX IF NOT EXISTS ${bare('audit_target')} ON ${t.audit} (target, id)`,
+        `CREATE TABLE IF NOT EXISTS ${t.adminJobs} (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          kind TEXT NOT NULL,
+          filter TEXT NOT NULL,
+          reason TEXT,
+          actor TEXT NOT NULL,
+          status TEXT NOT NULL,
+          total BIGINT NOT NULL,
+          done BIGINT NOT NULL,
+          changed BIGINT NOT NULL,
+          cursor_id BIGINT NOT NULL,
+          max_id BIGINT NOT NULL,
+          rate_per_second REAL NOT NULL,
+          owner TEXT,
+          lease_until BIGINT,
+          created_at BIGINT NOT NULL,
+          updated_at BIGINT NOT NULL,
+          error TEXT
+        )`,
+        `CREATE INDEX IF NOT EXISTS ${bare('admin_jobs_status')} ON ${t.adminJobs} (status, id)`,
+        `CREATE INDEX IF NOT EXISTS ${bare('outbox_created')} ON ${t.outbox} (created_at)`,
+        `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_group')} ON ${t.deadLetters} (group_name, id)`,
+        `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_created')} ON ${t.deadLetters} (created_at)`,
+      ],
+    },
   ];
 }

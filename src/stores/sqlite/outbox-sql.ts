@@ -53,6 +53,12 @@ export const recordFailure = (t: TableNames) => `UPDATE ${t.outbox}
 SET attempts = ?, next_attempt_at = ?, status = ?, last_error = ?, claimed_by = NULL
 WHERE seq = ? AND claimed_by = ? AND status = 'pending'`;
 
+/** ? attempt, ? at, ? outcome, ? error, ? actor, ? seq. After recordFailure, in its transaction. */
+export const insertAttempt = (
+  t: TableNames,
+) => `INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor)
+SELECT message_id, ?, ?, ?, ?, ? FROM ${t.outbox} WHERE seq = ?`;
+
 /** ? now, ? owner, ? seqs (JSON array). */
 export const releaseClaims = (t: TableNames) => `UPDATE ${t.outbox}
 SET next_attempt_at = ?, claimed_by = NULL
@@ -61,6 +67,11 @@ WHERE claimed_by = ? AND seq IN (${seqList}) AND status = 'pending'`;
 /** ? before, ? limit. (DELETE ... LIMIT needs a compile option, hence the subquery.) */
 export const purgeSent = (t: TableNames) => `DELETE FROM ${t.outbox} WHERE seq IN (
   SELECT seq FROM ${t.outbox} WHERE status = 'sent' AND sent_at < ? ORDER BY sent_at LIMIT ?)`;
+
+/** ? before, ? limit. History of purged rows: attempts whose outbox row is gone (retention runs it after purgeSent). */
+export const purgeOrphanAttempts = (t: TableNames) => `DELETE FROM ${t.outboxAttempts} WHERE id IN (
+  SELECT a.id FROM ${t.outboxAttempts} a WHERE a.at < ?
+  AND NOT EXISTS (SELECT 1 FROM ${t.outbox} o WHERE o.message_id = a.message_id) ORDER BY a.id LIMIT ?)`;
 
 export const stats = (t: TableNames) =>
   `SELECT status, count(*) AS n, min(created_at) AS oldest FROM ${t.outbox} GROUP BY status`;

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { DriverMissingError, StoreError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
+import type { AdminStore } from '../../ports/admin-store.js';
 import type { ConsumerStore } from '../../ports/consumer-store.js';
 import type {
   ClaimRequest,
@@ -14,10 +15,12 @@ import type {
 } from '../../ports/outbox-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { applyMigrations } from '../shared/apply-migrations.js';
-import { ConsumerDelegation } from '../shared/consumer-delegation.js';
+import type { AdminContext } from '../shared/admin-context.js';
+import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
 import { clipError, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
+import * as adminSql from './admin-sql.js';
 import { SqliteConsumerOps } from './consumer-ops.js';
 import { sqliteExecutor, sqliteTransaction, withDatabaseLock, type SqliteDatabaseLike } from './executor.js';
 import { sqliteMigrations } from './migrations.js';
@@ -41,7 +44,7 @@ const optionsSchema = z.object({
 export type SqliteStoreOptions = z.input<typeof optionsSchema>;
 
 /**
- * Outbox, inbox and dead-letter store on SQLite (better-sqlite3). A database opened from `path` gets
+ * Outbox, inbox, dead-letter and admin store on SQLite (better-sqlite3). A database opened from `path` gets
  * WAL mode, synchronous=NORMAL and a busy timeout.
  *
  * Within a process, every store operation and every {@link sqliteTransaction} on the same `Database`
@@ -84,11 +87,12 @@ function loadBetterSqlite3(): new (path: string) => SqliteDatabaseLike {
   }
 }
 
-export class SqliteOutboxStore extends ConsumerDelegation implements OutboxStore, ConsumerStore {
+export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, ConsumerStore, AdminStore {
   readonly dialect = 'sqlite' as const;
   readonly tables;
   readonly outboxTable: string;
   protected readonly consumer: SqliteConsumerOps;
+  protected readonly admin: AdminContext;
 
   constructor(
     readonly db: SqliteDatabaseLike,
@@ -98,7 +102,9 @@ export class SqliteOutboxStore extends ConsumerDelegation implements OutboxStore
     super();
     this.tables = tableNames(prefix, (n) => `"${n}"`);
     this.outboxTable = this.tables.outbox;
-    this.consumer = new SqliteConsumerOps({ run: (text, values) => this.run(text, values) }, this.tables, prefix);
+    const own = { query: this.run.bind(this), transaction: this.ownTransaction.bind(this) };
+    this.consumer = new SqliteConsumerOps({ run: own.query, transaction: own.transaction }, this.tables, prefix);
+    this.admin = { db: own, t: this.tables, sql: adminSql };
   }
 
   /** DDL is transactional in SQLite; BEGIN IMMEDIATE also serialises migrators in other processes. */
@@ -165,16 +171,29 @@ export class SqliteOutboxStore extends ConsumerDelegation implements OutboxStore
     return (await this.run(sql.markSent(this.tables), [now, JSON.stringify(seqs)])).rowCount;
   }
 
+  /** The update and its history row in one transaction. */
   async recordFailure(u: FailureUpdate): Promise<boolean> {
-    const res = await this.run(sql.recordFailure(this.tables), [
-      u.attempts,
-      u.nextAttemptAt,
-      u.dead ? 'dead' : 'pending',
-      clipError(u.error),
-      u.seq,
-      u.owner,
-    ]);
-    return res.rowCount === 1;
+    const error = clipError(u.error);
+    return this.ownTransaction(async (tx) => {
+      const res = await tx.query(sql.recordFailure(this.tables), [
+        u.attempts,
+        u.nextAttemptAt,
+        u.dead ? 'dead' : 'pending',
+        error,
+        u.seq,
+        u.owner,
+      ]);
+      if (res.rowCount !== 1) return false;
+      await tx.query(sql.insertAttempt(this.tables), [
+        u.attempts,
+        u.now ?? Date.now(),
+        u.dead ? 'dead' : 'failed',
+        error,
+        u.owner,
+        u.seq,
+      ]);
+      return true;
+    });
   }
 
   async release(owner: string, seqs: readonly number[], now: number): Promise<number> {
@@ -183,7 +202,9 @@ export class SqliteOutboxStore extends ConsumerDelegation implements OutboxStore
   }
 
   async purgeSent(before: number, limit: number): Promise<number> {
-    return (await this.run(sql.purgeSent(this.tables), [before, limit])).rowCount;
+    const purged = (await this.run(sql.purgeSent(this.tables), [before, limit])).rowCount;
+    if (purged > 0) await this.run(sql.purgeOrphanAttempts(this.tables), [before, limit]);
+    return purged;
   }
 
   async stats(): Promise<OutboxStats> {
@@ -206,8 +227,17 @@ export class SqliteOutboxStore extends ConsumerDelegation implements OutboxStore
     });
   }
 
+  /** A transaction of the store's own under the database lock; refuses to nest in a foreign one. */
+  private async ownTransaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    try {
+      return await sqliteTransaction(this.db, work);
+    } catch (err) {
+      throw err instanceof StoreError ? err : new StoreError(`SQLite: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
   /** One statement under the database lock; autocommit, so it is its own transaction. */
-  private async run(text: string, values?: unknown[]): Promise<SqlResult> {
+  private async run(text: string, values?: readonly unknown[]): Promise<SqlResult> {
     try {
       return await withDatabaseLock(this.db, async () => {
         if (this.db.inTransaction) {

@@ -1,0 +1,242 @@
+import type { DeadLetterRow, DeadLetterStatus } from './consumer-store.js';
+import type { OutboxRow, OutboxStats, OutboxStatus } from './outbox-store.js';
+
+/**
+ * The admin concern of a store: what operators read (lists, lineage, overview, relay heartbeats,
+ * audit) and the actions they take. Every action is a conditional update decided by the number of
+ * affected rows, and writes its history row in the same transaction. Times are epoch milliseconds.
+ */
+
+/** Filters shared by lists and bulk jobs. Text filters are exact, but `error` (a case-insensitive substring). */
+export interface OutboxFilter {
+  readonly status?: readonly OutboxStatus[];
+  readonly type?: string;
+  readonly key?: string;
+  readonly topic?: string;
+  readonly error?: string;
+  /** createdAt >= from */
+  readonly from?: number;
+  /** createdAt < to */
+  readonly to?: number;
+}
+
+export interface DeadLetterFilter {
+  readonly status?: readonly DeadLetterStatus[];
+  readonly type?: string;
+  readonly key?: string;
+  readonly group?: string;
+  readonly error?: string;
+  readonly poison?: boolean;
+  /** createdAt >= from */
+  readonly from?: number;
+  /** createdAt < to */
+  readonly to?: number;
+}
+
+/** Keyset paging, newest first: rows inserted while a client pages never shift the pages it has not read. */
+export interface PageRequest {
+  readonly limit: number;
+  /** Only rows with an id (outbox: seq) below this one: the previous page's `nextBefore`. */
+  readonly before?: number;
+}
+
+export interface Page<T> {
+  readonly items: T[];
+  /** Pass as `before` for the next page; null on the last page. */
+  readonly nextBefore: number | null;
+}
+
+/** One relay attempt that did not end in a confirm, or an operator's resend. */
+export interface OutboxAttempt {
+  readonly at: number;
+  /** The row's attempt count after this event (0 for a resend, which resets it). */
+  readonly attempt: number;
+  readonly outcome: 'failed' | 'dead' | 'resent';
+  readonly error: string | null;
+  /** Relay id for failures, operator for resends. */
+  readonly actor: string | null;
+}
+
+export type DeadLetterEventKind =
+  | 'failed' // a delivery failed and the row was written or incremented
+  | 'dead' // the retry limit was reached (or a permanent error)
+  | 'replay_failed' // a replay failed and was rescheduled
+  | 'resolved' // a replay succeeded (or found the message already handled)
+  | 'replay_requested' // an operator (or a bulk job) made the row due now
+  | 'ignored'
+  | 'edited';
+
+export interface DeadLetterEvent {
+  readonly at: number;
+  readonly kind: DeadLetterEventKind;
+  /** The row's attempts after this event. */
+  readonly attempt: number;
+  /** The error for failures, the reason for ignores, the previous body for edits. */
+  readonly detail: string | null;
+  /** Operator, bulk job (`job:<id>`) or replayer owner; null for the consumer's own failures. */
+  readonly actor: string | null;
+}
+
+export interface Lineage {
+  readonly messageId: string;
+  readonly outbox: (OutboxRow & { readonly history: OutboxAttempt[] }) | null;
+  /** Consumer groups whose inbox holds the message. */
+  readonly inbox: { readonly group: string; readonly recordedAt: number }[];
+  readonly deadLetters: (DeadLetterRow & { readonly history: DeadLetterEvent[] })[];
+}
+
+export interface RelayHeartbeat {
+  readonly relayId: string;
+  readonly host: string;
+  readonly pid: number;
+  readonly startedAt: number;
+  /** Time of the relay's last claim query (with or without rows); null before its first. */
+  readonly lastClaimedAt: number | null;
+  readonly lastSeenAt: number;
+}
+
+export interface Overview {
+  readonly outbox: OutboxStats;
+  readonly deadLetters: Record<DeadLetterStatus, number>;
+  /** Replaying rows whose lease has expired (their replayer died). */
+  readonly expiredLeases: number;
+  readonly inboxSize: number;
+  /** Last 60 minutes, one bucket per minute (start time), oldest first; empty minutes included. */
+  readonly throughput: { readonly minute: number; readonly sent: number; readonly consumed: number }[];
+  /** Open dead letters (pending, replaying, dead) grouped by type, group and the error's first line. */
+  readonly deadLetterGroups: {
+    readonly type: string;
+    readonly group: string;
+    readonly error: string;
+    readonly count: number;
+    readonly oldestAt: number;
+  }[];
+  readonly relays: RelayHeartbeat[];
+}
+
+export interface Actor {
+  /** Token name or CLI user; never a secret. */
+  readonly name: string;
+  readonly role: 'viewer' | 'operator';
+}
+
+export interface AuditEntry {
+  readonly id: number;
+  readonly at: number;
+  readonly actor: string;
+  readonly role: string;
+  /** e.g. `dlq.replay`, `dlq.ignore`, `dlq.edit`, `outbox.resend`, `job.create`, `job.cancel`. */
+  readonly action: string;
+  /** What it acted on: `dlq:<id>`, `outbox:<messageId>`, `job:<id>`. */
+  readonly target: string;
+  readonly reason: string | null;
+  readonly outcome: 'ok' | 'refused' | 'failed' | 'noop';
+  readonly detail: Record<string, unknown> | null;
+}
+
+export type NewAuditEntry = Omit<AuditEntry, 'id'>;
+
+export interface AuditFilter {
+  readonly actor?: string;
+  readonly action?: string;
+  readonly target?: string;
+  readonly from?: number;
+  readonly to?: number;
+}
+
+export type JobKind = 'dlq.replay' | 'dlq.ignore' | 'outbox.resend';
+export type JobStatus = 'running' | 'done' | 'failed' | 'cancelled';
+
+/**
+ * A bulk action by filter. It works through the rows matching `filter` with id <= `maxId` (fixed at
+ * creation, so rows arriving later are not swept in) in ascending id order; `cursor` is the last id
+ * done. Each batch moves its rows and the cursor in one transaction, so a job resumed after a crash
+ * never acts on a row twice.
+ */
+export interface AdminJob {
+  readonly id: number;
+  readonly kind: JobKind;
+  readonly filter: DeadLetterFilter | OutboxFilter;
+  readonly reason: string | null;
+  readonly actor: string;
+  readonly status: JobStatus;
+  readonly total: number;
+  /** Rows examined so far (acted on or skipped because their state no longer allowed it). */
+  readonly done: number;
+  /** Rows actually changed. */
+  readonly changed: number;
+  readonly cursor: number;
+  readonly maxId: number;
+  readonly ratePerSecond: number;
+  readonly owner: string | null;
+  readonly leaseUntil: number | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly error: string | null;
+}
+
+export interface NewJob {
+  readonly kind: JobKind;
+  readonly filter: DeadLetterFilter | OutboxFilter;
+  readonly reason: string | null;
+  readonly actor: string;
+  readonly ratePerSecond: number;
+  readonly now: number;
+}
+
+export interface ActionContext {
+  readonly actor: string;
+  readonly now: number;
+}
+
+export interface AdminStore {
+  listOutbox(filter: OutboxFilter, page: PageRequest): Promise<Page<OutboxRow>>;
+  listDeadLetters(filter: DeadLetterFilter, page: PageRequest): Promise<Page<DeadLetterRow>>;
+  getDeadLetterById(id: number): Promise<DeadLetterRow | undefined>;
+  /** Undefined when no outbox row, inbox record or dead letter knows the id. */
+  lineage(messageId: string): Promise<Lineage | undefined>;
+  overview(now: number): Promise<Overview>;
+
+  /** Upserts the relay's heartbeat row (called by the relay every few seconds). */
+  recordHeartbeat(heartbeat: RelayHeartbeat): Promise<void>;
+  /** Removes a relay's heartbeat (graceful stop). */
+  removeHeartbeat(relayId: string): Promise<void>;
+  relays(): Promise<RelayHeartbeat[]>;
+
+  /** pending, dead or ignored -> pending, due now. False when the row is replaying, resolved or missing. */
+  requestReplay(id: number, ctx: ActionContext): Promise<boolean>;
+  /** pending or dead -> ignored with a reason. */
+  ignoreDeadLetter(id: number, reason: string, ctx: ActionContext): Promise<boolean>;
+  /** Replaces the body of a row that is not replaying; the previous body goes into the history. */
+  editDeadLetter(id: number, body: string, ctx: ActionContext): Promise<boolean>;
+  /** Any status -> pending, due now, attempts reset to 0 (history kept), same message id. */
+  resendOutbox(messageId: string, ctx: ActionContext): Promise<boolean>;
+
+  appendAudit(entry: NewAuditEntry): Promise<number>;
+  listAudit(filter: AuditFilter, page: PageRequest): Promise<Page<AuditEntry>>;
+
+  /** Counts the matching rows and fixes maxId. */
+  createJob(job: NewJob): Promise<AdminJob>;
+  getJob(id: number): Promise<AdminJob | undefined>;
+  listJobs(page: PageRequest): Promise<Page<AdminJob>>;
+  /**
+   * A running job whose lease is free or expired (or already `owner`'s) becomes `owner`'s until
+   * now + leaseMs; with `onlyId`, only that job is considered.
+   */
+  claimJob(owner: string, now: number, leaseMs: number, onlyId?: number): Promise<AdminJob | undefined>;
+  /** Drops `owner`'s lease on a running job (graceful stop), so another runner takes it at once. */
+  releaseJob(id: number, owner: string, now: number): Promise<boolean>;
+  /**
+   * One batch of at most `limit` rows, in one transaction, only while `owner` holds the job: acts on
+   * each row (conditional update plus history row), advances cursor, done and changed, renews the
+   * lease, and sets status done when no row is left. Undefined when the owner lost the job.
+   */
+  runJobBatch(jobId: number, owner: string, limit: number, now: number, leaseMs: number): Promise<AdminJob | undefined>;
+  /** running -> cancelled. */
+  cancelJob(id: number, now: number): Promise<boolean>;
+  /** running -> failed with an error (e.g. a filter that no longer parses). */
+  failJob(id: number, error: string, now: number): Promise<boolean>;
+}
+
+/** Convenience for callers that only need the counts. */
+export type { DeadLetterStatus, OutboxStatus };

@@ -1,0 +1,64 @@
+import type { ActionContext, NewAuditEntry, RelayHeartbeat } from '../../ports/admin-store.js';
+import type { SqlExecutor } from '../../ports/sql-executor.js';
+import { run, type AdminContext } from './admin-context.js';
+import * as sql from './admin-sql.js';
+import { ignoreTransition, PREVIOUS_BODY, replayTransition, transitionDeadLetters } from './dead-letter-transition.js';
+import { resendOutboxRows } from './outbox-resend.js';
+
+/** What operators do: every action a conditional update plus its history row, in one transaction. */
+
+export function requestReplay(ctx: AdminContext, id: number, a: ActionContext): Promise<boolean> {
+  return changedOne(ctx, (tx) =>
+    transitionDeadLetters(tx, ctx.sql.adminDialect, ctx.t, replayTransition([id], a.actor, a.now)),
+  );
+}
+
+export function ignoreDeadLetter(ctx: AdminContext, id: number, reason: string, a: ActionContext): Promise<boolean> {
+  return changedOne(ctx, (tx) =>
+    transitionDeadLetters(tx, ctx.sql.adminDialect, ctx.t, ignoreTransition([id], reason, a.actor, a.now)),
+  );
+}
+
+/** A row not being replayed gets a new (UTF-8) body; its status stays, the old body goes into the history. */
+export function editDeadLetter(ctx: AdminContext, id: number, body: string, a: ActionContext): Promise<boolean> {
+  return changedOne(ctx, (tx) =>
+    transitionDeadLetters(tx, ctx.sql.adminDialect, ctx.t, {
+      ids: [id],
+      from: ['pending', 'resolved', 'ignored', 'dead'],
+      set: { body, body_encoding: 'utf8', updated_at: a.now },
+      event: { kind: 'edited', at: a.now, actor: a.actor, detail: PREVIOUS_BODY },
+    }),
+  );
+}
+
+export function resendOutbox(ctx: AdminContext, messageId: string, a: ActionContext): Promise<boolean> {
+  if (!ctx.sql.adminDialect.isOutboxMessageId(messageId)) return Promise.resolve(false);
+  return changedOne(ctx, (tx) => resendOutboxRows(tx, ctx.sql, ctx.t, { messageId }, a.actor, a.now));
+}
+
+export async function recordHeartbeat(ctx: AdminContext, h: RelayHeartbeat): Promise<void> {
+  await run(ctx.db, ctx.sql.upsertHeartbeat(ctx.t, h));
+}
+
+export async function removeHeartbeat(ctx: AdminContext, relayId: string): Promise<void> {
+  await run(ctx.db, sql.deleteRelay(ctx.sql.adminDialect, ctx.t, relayId));
+}
+
+export function appendAudit(ctx: AdminContext, entry: NewAuditEntry): Promise<number> {
+  return ctx.db.transaction((tx) => insertReturningId(tx, ctx, sql.insertAudit(ctx.sql.adminDialect, ctx.t, entry)));
+}
+
+/** Inserts one row and reads its id back on the same connection (MySQL 8 has no RETURNING). */
+export async function insertReturningId(
+  tx: SqlExecutor,
+  ctx: AdminContext,
+  insert: { text: string; values: readonly unknown[] },
+): Promise<number> {
+  await run(tx, insert);
+  const { rows } = await tx.query<{ id: unknown }>(ctx.sql.adminDialect.lastInsertId);
+  return Number(rows[0]!.id);
+}
+
+async function changedOne(ctx: AdminContext, work: (tx: SqlExecutor) => Promise<number>): Promise<boolean> {
+  return (await ctx.db.transaction(work)) === 1;
+}

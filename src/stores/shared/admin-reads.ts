@@ -1,0 +1,144 @@
+import type {
+  AdminJob,
+  AuditEntry,
+  AuditFilter,
+  DeadLetterEvent,
+  DeadLetterFilter,
+  Lineage,
+  OutboxFilter,
+  Overview,
+  Page,
+  PageRequest,
+  RelayHeartbeat,
+} from '../../ports/admin-store.js';
+import type { DeadLetterRow } from '../../ports/consumer-store.js';
+import type { OutboxRow } from '../../ports/outbox-store.js';
+import { run, type AdminContext } from './admin-context.js';
+import {
+  checkPage,
+  toAdminJob,
+  toAuditEntry,
+  toDeadLetterEvent,
+  toOutboxAttempt,
+  toPage,
+  toRelayHeartbeat,
+} from './admin-rows.js';
+import * as sql from './admin-sql.js';
+import { countsFromRows, toDeadLetterRow } from './dead-letter-row.js';
+import { toOutboxRow } from './outbox-row.js';
+import { statsFromRows } from './stats.js';
+
+/** What operators read: lists, lineage, overview, heartbeats, audit and jobs. Same for every dialect. */
+
+const MINUTE = 60_000;
+/** Error groups the overview shows; the long tail stays in the list view. */
+const DEAD_LETTER_GROUPS = 50;
+
+export async function listOutbox(ctx: AdminContext, f: OutboxFilter, page: PageRequest): Promise<Page<OutboxRow>> {
+  checkPage(page);
+  const { rows } = await run(ctx.db, sql.listOutbox(ctx.sql.adminDialect, ctx.t, f, page));
+  return toPage(rows.map(toOutboxRow), page.limit, (r) => r.seq);
+}
+
+export async function listDeadLetters(
+  ctx: AdminContext,
+  f: DeadLetterFilter,
+  page: PageRequest,
+): Promise<Page<DeadLetterRow>> {
+  checkPage(page);
+  const { rows } = await run(ctx.db, sql.listDeadLetters(ctx.sql.adminDialect, ctx.t, f, page));
+  return toPage(rows.map(toDeadLetterRow), page.limit, (r) => r.id);
+}
+
+export async function getDeadLetterById(ctx: AdminContext, id: number): Promise<DeadLetterRow | undefined> {
+  const { rows } = await run(ctx.db, sql.selectDeadLetterById(ctx.sql.adminDialect, ctx.t, id));
+  return rows[0] ? toDeadLetterRow(rows[0]) : undefined;
+}
+
+export async function lineage(ctx: AdminContext, messageId: string): Promise<Lineage | undefined> {
+  const { db, t } = ctx;
+  const d = ctx.sql.adminDialect;
+  const inOutbox = d.isOutboxMessageId(messageId);
+  const none = { rows: [] as Record<string, unknown>[], rowCount: 0 };
+  const [outbox, attempts, inbox, deadLetters, events] = await Promise.all([
+    inOutbox ? run(db, sql.selectOutboxByMessageId(d, t, messageId)) : none,
+    inOutbox ? run(db, sql.selectOutboxAttempts(d, t, messageId)) : none,
+    run(db, sql.selectInboxByMessageId(d, t, messageId)),
+    run(db, sql.selectDeadLettersByMessageId(d, t, messageId)),
+    run(db, sql.selectDeadLetterEvents(d, t, messageId)),
+  ]);
+  if (outbox.rows.length === 0 && inbox.rows.length === 0 && deadLetters.rows.length === 0) return undefined;
+  const history = new Map<number, DeadLetterEvent[]>();
+  for (const r of events.rows) {
+    const id = Number(r.dead_letter_id);
+    history.set(id, [...(history.get(id) ?? []), toDeadLetterEvent(r)]);
+  }
+  return {
+    messageId,
+    outbox: outbox.rows[0] ? { ...toOutboxRow(outbox.rows[0]), history: attempts.rows.map(toOutboxAttempt) } : null,
+    inbox: inbox.rows.map((r) => ({ group: String(r.group_name), recordedAt: Number(r.recorded_at) })),
+    deadLetters: deadLetters.rows.map((r) => {
+      const row = toDeadLetterRow(r);
+      return { ...row, history: history.get(row.id) ?? [] };
+    }),
+  };
+}
+
+export async function overview(ctx: AdminContext, now: number): Promise<Overview> {
+  const { db, t } = ctx;
+  const d = ctx.sql.adminDialect;
+  const currentMinute = Math.floor(now / MINUTE) * MINUTE;
+  const since = currentMinute - 59 * MINUTE;
+  const [stats, counts, expired, inbox, sent, consumed, groups, heartbeats] = await Promise.all([
+    run(db, sql.outboxStats(t)),
+    run(db, sql.deadLetterCounts(t)),
+    run(db, sql.countExpiredLeases(d, t, now)),
+    run(db, sql.countInbox(t)),
+    run(db, ctx.sql.sentPerMinute(t, since)),
+    run(db, ctx.sql.consumedPerMinute(t, since)),
+    run(db, ctx.sql.deadLetterGroups(t, DEAD_LETTER_GROUPS)),
+    relays(ctx),
+  ]);
+  const perMinute = (rows: Record<string, unknown>[]) => new Map(rows.map((r) => [Number(r.minute), Number(r.n)]));
+  const sentBy = perMinute(sent.rows);
+  const consumedBy = perMinute(consumed.rows);
+  return {
+    outbox: statsFromRows(stats.rows),
+    deadLetters: countsFromRows(counts.rows),
+    expiredLeases: Number(expired.rows[0]?.n ?? 0),
+    inboxSize: Number(inbox.rows[0]?.n ?? 0),
+    throughput: Array.from({ length: 60 }, (_, i) => {
+      const minute = since + i * MINUTE;
+      return { minute, sent: sentBy.get(minute) ?? 0, consumed: consumedBy.get(minute) ?? 0 };
+    }),
+    deadLetterGroups: groups.rows.map((r) => ({
+      type: String(r.type),
+      group: String(r.group_name),
+      error: Buffer.isBuffer(r.error) ? r.error.toString('utf8') : String(r.error),
+      count: Number(r.n),
+      oldestAt: Number(r.oldest),
+    })),
+    relays: heartbeats,
+  };
+}
+
+export async function relays(ctx: AdminContext): Promise<RelayHeartbeat[]> {
+  return (await run(ctx.db, sql.selectRelays(ctx.t))).rows.map(toRelayHeartbeat);
+}
+
+export async function listAudit(ctx: AdminContext, f: AuditFilter, page: PageRequest): Promise<Page<AuditEntry>> {
+  checkPage(page);
+  const { rows } = await run(ctx.db, sql.listAudit(ctx.sql.adminDialect, ctx.t, f, page));
+  return toPage(rows.map(toAuditEntry), page.limit, (e) => e.id);
+}
+
+export async function getJob(ctx: AdminContext, id: number): Promise<AdminJob | undefined> {
+  const { rows } = await run(ctx.db, sql.selectJob(ctx.sql.adminDialect, ctx.t, id));
+  return rows[0] ? toAdminJob(rows[0]) : undefined;
+}
+
+export async function listJobs(ctx: AdminContext, page: PageRequest): Promise<Page<AdminJob>> {
+  checkPage(page);
+  const { rows } = await run(ctx.db, sql.listJobs(ctx.sql.adminDialect, ctx.t, page));
+  return toPage(rows.map(toAdminJob), page.limit, (j) => j.id);
+}

@@ -1,0 +1,55 @@
+import type { RelayHeartbeat } from '../../ports/admin-store.js';
+import type { TableNames } from '../shared/naming.js';
+import { Binder, type SqlDialect, type Statement } from '../shared/sql-dialect.js';
+
+/** SQLite's admin statements that differ from the shared ones (shared/admin-sql.ts), and its descriptor. */
+
+export const adminDialect: SqlDialect = Object.freeze({
+  name: 'sqlite',
+  placeholder: () => '?',
+  containsIgnoreCase: (column: string, placeholder: string) => `lower(${column}) LIKE ${placeholder} ESCAPE '!'`,
+  bool: (value: boolean) => (value ? 1 : 0),
+  // Store transactions are BEGIN IMMEDIATE: one writer, so no row locks are needed (or exist).
+  forUpdate: '',
+  forUpdateSkipLocked: '',
+  lastInsertId: 'SELECT last_insert_rowid() AS id',
+  isOutboxMessageId: () => true,
+});
+
+export const upsertHeartbeat = (t: TableNames, h: RelayHeartbeat): Statement => ({
+  text: `INSERT INTO ${t.relays} (relay_id, host, pid, started_at, last_claimed_at, last_seen_at)
+VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (relay_id) DO UPDATE SET host = excluded.host, pid = excluded.pid, started_at = excluded.started_at,
+  last_claimed_at = excluded.last_claimed_at, last_seen_at = excluded.last_seen_at`,
+  values: [h.relayId, h.host, h.pid, h.startedAt, h.lastClaimedAt, h.lastSeenAt],
+});
+
+/** Integer division: both operands are integers. Walks the partial index of sent rows. */
+export const sentPerMinute = (t: TableNames, since: number): Statement => ({
+  text: `SELECT (sent_at / 60000) * 60000 AS minute, count(*) AS n FROM ${t.outbox}
+WHERE status = 'sent' AND sent_at >= ? GROUP BY 1`,
+  values: [since],
+});
+
+export const consumedPerMinute = (t: TableNames, since: number): Statement => ({
+  text: `SELECT (recorded_at / 60000) * 60000 AS minute, count(*) AS n FROM ${t.inbox} WHERE recorded_at >= ? GROUP BY 1`,
+  values: [since],
+});
+
+const firstLine = `CASE WHEN instr(last_error, char(10)) > 0
+  THEN substr(last_error, 1, instr(last_error, char(10)) - 1) ELSE last_error END`;
+
+export const deadLetterGroups = (t: TableNames, limit: number): Statement => ({
+  text: `SELECT type, group_name, substr(${firstLine}, 1, 300) AS error, count(*) AS n, min(created_at) AS oldest
+FROM ${t.deadLetters} WHERE status IN ('pending', 'replaying', 'dead')
+GROUP BY 1, 2, 3 ORDER BY n DESC, oldest, 1, 2 LIMIT ?`,
+  values: [limit],
+});
+
+/** The claim's lease is next_attempt_at itself: setting it to now makes the row due at once. */
+export function resendOutbox(t: TableNames, seqs: readonly number[], now: number): Statement {
+  const b = new Binder(adminDialect);
+  return b.statement(`UPDATE ${t.outbox} SET status = 'pending', attempts = 0, next_attempt_at = ${b.bind(now)},
+  claimed_by = NULL, sent_at = NULL
+WHERE seq IN (${b.list(seqs)})`);
+}

@@ -1,0 +1,742 @@
+/**
+ * Admin store conformance suite (lists, lineage, overview, actions with history, audit, jobs). Every
+ * database adapter runs it:
+ *
+ *   runAdminStoreConformance('postgres', () => makePostgresFixture('pg_admin'));
+ *
+ * The fixture is the outbox suite's: a migrated store in its own schema or table prefix.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AdminStore, DeadLetterEventKind, Page } from '../../src/ports/admin-store.js';
+import type { DeadLetterRow, FailureRecord, RetryDecision } from '../../src/ports/consumer-store.js';
+import type { NewOutboxRow, OutboxRow } from '../../src/ports/outbox-store.js';
+import { newRow } from '../support/rows.js';
+import { failure } from './consumer-store-suite.js';
+import type { StoreFixture } from './outbox-store-suite.js';
+
+export interface AdminStoreFixture extends StoreFixture {
+  readonly store: StoreFixture['store'] & AdminStore;
+}
+
+const MIN = 60_000;
+const retryAt =
+  (nextRetryAt: number): ((attempts: number) => RetryDecision) =>
+  () => ({ status: 'pending', nextRetryAt });
+const dead = (): RetryDecision => ({ status: 'dead', nextRetryAt: null });
+const ctx = (now: number, actor = 'alice') => ({ actor, now });
+
+export function runAdminStoreConformance(name: string, makeFixture: () => Promise<AdminStoreFixture>): void {
+  describe(`admin store conformance: ${name}`, () => {
+    let f: AdminStoreFixture;
+    let store: AdminStoreFixture['store'];
+    beforeEach(async () => {
+      f = await makeFixture();
+      store = f.store;
+    });
+    afterEach(async () => {
+      await f?.teardown();
+    });
+
+    // ---- helpers -------------------------------------------------------------------------------
+
+    const add = async (row: NewOutboxRow) => {
+      await store.transaction((tx) => store.insert(tx, row, { ordered: false }));
+      return row;
+    };
+    /** Claims exactly this row (by its own due time), as relay `owner`. */
+    const claimRow = async (row: NewOutboxRow, owner = 'relay-1', now = 10_000_000): Promise<OutboxRow> => {
+      const claimed = await store.claim({ owner, limit: 1_000, now, leaseMs: 60_000, ordered: false });
+      const mine = claimed.find((r) => r.messageId === row.messageId)!;
+      const others = claimed.filter((r) => r !== mine).map((r) => r.seq);
+      await store.release(owner, others, now);
+      return mine;
+    };
+    const sent = async (row: NewOutboxRow, at = 20_000) => {
+      const r = await claimRow(row);
+      await store.markSent([r.seq], at);
+      return row;
+    };
+    const deadOutbox = async (row: NewOutboxRow, error = 'broker said no') => {
+      const r = await claimRow(row);
+      await store.recordFailure({ seq: r.seq, owner: 'relay-1', attempts: 1, nextAttemptAt: 0, dead: true, error });
+      return row;
+    };
+    const seed = async (overrides: Partial<FailureRecord> = {}, decide = retryAt(1_000_000)) => {
+      const record = failure(overrides);
+      await store.transaction((tx) => store.recordDeliveryFailure(tx, record, decide));
+      return (await store.getDeadLetter(record.messageId, record.group))!;
+    };
+    /** A row in `status`, alone in a group of its own so claims touch only it. */
+    const inState = async (status: DeadLetterRow['status']): Promise<DeadLetterRow> => {
+      const group = `g-${randomUUID().slice(0, 8)}`;
+      if (status === 'pending') return seed({ group });
+      if (status === 'dead') return seed({ group }, dead);
+      if (status === 'ignored') {
+        const row = await seed({ group }, dead);
+        await store.ignore(row.id, 'known', 2_000);
+        return row;
+      }
+      const row = await seed({ group }, retryAt(1_000));
+      await store.claimDue({ owner: 'replayer', group, now: 5_000, limit: 10, leaseMs: 10_000 });
+      if (status === 'resolved') await store.markResolved(row.id, 'replayer', 6_000);
+      return row;
+    };
+    const byId = async (row: DeadLetterRow) => (await store.getDeadLetterById(row.id))!;
+    const events = async (row: DeadLetterRow) => {
+      const lineage = await store.lineage(row.messageId);
+      return lineage!.deadLetters.find((d) => d.id === row.id)!.history;
+    };
+    const kinds = async (row: DeadLetterRow): Promise<DeadLetterEventKind[]> => (await events(row)).map((e) => e.kind);
+    const attemptsOf = async (messageId: string) => (await store.lineage(messageId))!.outbox!.history;
+    const bare = (qualified: string) => qualified.split('.').pop()!.replace(/["`]/g, '');
+    const quote = (name: string) => (store.dialect === 'mysql' ? `\`${name}\`` : `"${name}"`);
+    /** Renames a table away (and back), so statements on it fail for real. */
+    const renameTable = async (qualified: string, away: boolean) => {
+      const name = bare(qualified);
+      const [from, to] = away ? [qualified, `${name}_off`] : [qualified.replace(name, `${name}_off`), name];
+      await store.transaction((tx) => tx.query(`ALTER TABLE ${from} RENAME TO ${quote(to)}`));
+    };
+
+    // ---- schema ----------------------------------------------------------------------------------
+
+    it('migrates idempotently, also concurrently, and reruns the admin migration over what it left', async () => {
+      await Promise.all([store.migrate(), store.migrate()]);
+      // A migrator that died after creating the admin tables and indexes, before recording them.
+      await store.transaction((tx) => tx.query(`DELETE FROM ${store.tables.migrations} WHERE id = 3`));
+      await Promise.all([store.migrate(), store.migrate()]);
+      const { rows } = await store.transaction((tx) =>
+        tx.query(`SELECT id FROM ${store.tables.migrations} ORDER BY id`),
+      );
+      expect(rows.map((r) => Number(r.id))).toEqual([1, 2, 3]);
+      expect(await store.relays()).toEqual([]);
+    });
+
+    // ---- lists -----------------------------------------------------------------------------------
+
+    it('lists outbox rows newest first, by each filter', async () => {
+      const a = await add(newRow({ type: 'order.created', key: 'k-a', createdAt: 1_000 }));
+      const b = await sent(await add(newRow({ type: 'order.paid', key: 'k-b', createdAt: 2_000 })));
+      const c = await deadOutbox(
+        await add({ ...newRow({ type: 'order.created', key: 'k-c', createdAt: 3_000 }), topic: 'orders' }),
+        'Broker said NO_ROUTE\n  at publish',
+      );
+      const d = await add(newRow({ type: 'order.shipped', key: 'k-a', createdAt: 4_000 }));
+      const ids = async (filter: Parameters<AdminStore['listOutbox']>[0]) =>
+        (await store.listOutbox(filter, { limit: 50 })).items.map((r) => r.messageId);
+      expect(await ids({})).toEqual([d, c, b, a].map((r) => r.messageId));
+      expect(await ids({ status: ['pending'] })).toEqual([d, a].map((r) => r.messageId));
+      expect(await ids({ status: ['sent', 'dead'] })).toEqual([c, b].map((r) => r.messageId));
+      expect(await ids({ status: [] })).toEqual([]);
+      expect(await ids({ type: 'order.created' })).toEqual([c, a].map((r) => r.messageId));
+      expect(await ids({ key: 'k-a' })).toEqual([d, a].map((r) => r.messageId));
+      expect(await ids({ topic: 'orders' })).toEqual([c.messageId]);
+      expect(await ids({ error: 'no_route' })).toEqual([c.messageId]); // case-insensitive, `_` literal
+      expect(await ids({ error: 'NO%ROUTE' })).toEqual([]); // `%` is no wildcard
+      expect(await ids({ from: 2_000, to: 4_000 })).toEqual([c, b].map((r) => r.messageId));
+      expect(await ids({ type: 'order.created', status: ['pending'], from: 500 })).toEqual([a.messageId]);
+      const [row] = (await store.listOutbox({ status: ['sent'] }, { limit: 1 })).items;
+      expect(row).toMatchObject({ messageId: b.messageId, status: 'sent', sentAt: 20_000 });
+    });
+
+    it('lists dead letters newest first, by each filter', async () => {
+      const a = await seed({ type: 'order.created', key: 'k-a', group: 'billing', now: 1_000, error: 'Timeout' });
+      const b = await seed({ type: 'order.paid', key: 'k-b', group: 'shipping', now: 2_000, error: 'bad' }, dead);
+      const c = await seed({ type: '', key: '', group: 'billing', now: 3_000, poison: true, error: 'undecodable' });
+      const ids = async (filter: Parameters<AdminStore['listDeadLetters']>[0]) =>
+        (await store.listDeadLetters(filter, { limit: 50 })).items.map((r) => r.id);
+      expect(await ids({})).toEqual([c.id, b.id, a.id]);
+      expect(await ids({ status: ['dead'] })).toEqual([b.id]);
+      expect(await ids({ status: ['pending', 'dead'] })).toEqual([c.id, b.id, a.id]);
+      expect(await ids({ type: 'order.created' })).toEqual([a.id]);
+      expect(await ids({ key: 'k-b' })).toEqual([b.id]);
+      expect(await ids({ group: 'billing' })).toEqual([c.id, a.id]);
+      expect(await ids({ error: 'TIMEOUT' })).toEqual([a.id]);
+      expect(await ids({ poison: true })).toEqual([c.id]);
+      expect(await ids({ poison: false })).toEqual([b.id, a.id]);
+      expect(await ids({ from: 2_000 })).toEqual([c.id, b.id]);
+      expect(await ids({ to: 2_000 })).toEqual([a.id]);
+      expect(await store.getDeadLetterById(b.id)).toEqual(b);
+      expect(await store.getDeadLetterById(999_999)).toBeUndefined();
+    });
+
+    it('pages by keyset, stable while rows are inserted concurrently', async () => {
+      for (let i = 0; i < 25; i++) {
+        await add(newRow());
+        await seed();
+      }
+      /** Reads every page; from the second on, rows are inserted while each page is read. */
+      const pageThrough = async <T>(list: (before?: number) => Promise<Page<T>>): Promise<T[]> => {
+        const first = await list();
+        const seen = [...first.items];
+        for (let before = first.nextBefore; before !== null;) {
+          const [page] = await Promise.all([list(before), add(newRow()), seed()]);
+          expect(page.items.length).toBeLessThanOrEqual(7);
+          seen.push(...page.items);
+          before = page.nextBefore;
+        }
+        return seen;
+      };
+      const at = (before?: number) => ({ limit: 7, ...(before === undefined ? {} : { before }) });
+
+      const outbox = (await store.listOutbox({}, { limit: 1_000 })).items.map((r) => r.seq);
+      expect(outbox).toHaveLength(25);
+      expect([...outbox].sort((a, b) => b - a)).toEqual(outbox);
+      const outboxSeen = await pageThrough((before) => store.listOutbox({}, at(before)));
+      expect(outboxSeen.map((r) => r.seq)).toEqual(outbox);
+
+      const letters = (await store.listDeadLetters({}, { limit: 1_000 })).items.map((r) => r.id);
+      const lettersSeen = await pageThrough((before) => store.listDeadLetters({}, at(before)));
+      expect(lettersSeen.map((r) => r.id)).toEqual(letters);
+      expect((await store.listDeadLetters({}, { limit: 1_000 })).nextBefore).toBeNull();
+    });
+
+    it('refuses a page outside the allowed range, naming the field', async () => {
+      for (const page of [{ limit: 0 }, { limit: 1_001 }, { limit: 1.5 }]) {
+        await expect(store.listOutbox({}, page)).rejects.toMatchObject({ code: 'SURETY_INVALID_OPTION' });
+      }
+      await expect(store.listDeadLetters({}, { limit: 10, before: 0 })).rejects.toThrow(/"before"/);
+      await expect(store.listAudit({}, { limit: -1 })).rejects.toThrow(/"limit"/);
+      await expect(store.listJobs({ limit: 5_000 })).rejects.toThrow(/"limit"/);
+    });
+
+    // ---- history written by the relay and consumer paths ----------------------------------------
+
+    it('records each failed relay attempt, dead included, only for the claim owner', async () => {
+      const row = await add(newRow());
+      const claimed = await claimRow(row);
+      const update = { seq: claimed.seq, attempts: 1, nextAttemptAt: 0, dead: false, error: 'nacked', now: 11_000 };
+      expect(await store.recordFailure({ ...update, owner: 'intruder' })).toBe(false);
+      expect(await store.recordFailure({ ...update, owner: 'relay-1' })).toBe(true);
+      const again = await claimRow(row, 'relay-2', 12_000);
+      expect(
+        await store.recordFailure({
+          ...update,
+          seq: again.seq,
+          owner: 'relay-2',
+          attempts: 2,
+          dead: true,
+          now: 13_000,
+        }),
+      ).toBe(true);
+      expect(await attemptsOf(row.messageId)).toEqual([
+        { at: 11_000, attempt: 1, outcome: 'failed', error: 'nacked', actor: 'relay-1' },
+        { at: 13_000, attempt: 2, outcome: 'dead', error: 'nacked', actor: 'relay-2' },
+      ]);
+    });
+
+    it('records dead-letter history from the consumer and the replayer, only for changes made', async () => {
+      const record = failure({ now: 1_000, error: 'first' });
+      await store.transaction((tx) => store.recordDeliveryFailure(tx, record, retryAt(1_000)));
+      const row = (await store.getDeadLetter(record.messageId, record.group))!;
+      const claim = (now: number) =>
+        store.claimDue({ owner: 'replayer', group: record.group, now, limit: 10, leaseMs: 1_000 });
+      await claim(2_000);
+      const reschedule = { id: row.id, attempts: 2, error: 'second', now: 3_000 };
+      expect(await store.reschedule({ ...reschedule, owner: 'other', decision: retryAt(4_000)(2) })).toBe(false);
+      expect(await store.reschedule({ ...reschedule, owner: 'replayer', decision: retryAt(4_000)(2) })).toBe(true);
+      await claim(4_000);
+      expect(await store.markResolvedMany([row.id], 'replayer', 5_000)).toBe(1);
+      expect(await store.markResolvedMany([row.id], 'replayer', 5_000)).toBe(0);
+      expect(await store.markResolved(row.id, 'replayer', 5_000)).toBe(false);
+      // Reopened by a new failure that goes dead at once, then replayed and rescheduled dead.
+      await store.transaction((tx) => store.recordDeliveryFailure(tx, { ...record, now: 6_000, error: 'perm' }, dead));
+      expect(await store.requestReplay(row.id, ctx(7_000))).toBe(true);
+      await claim(7_000);
+      expect(
+        await store.reschedule({ ...reschedule, owner: 'replayer', attempts: 2, decision: dead(), now: 8_000 }),
+      ).toBe(true);
+      expect(await store.ignore(row.id, 'obsolete', 9_000)).toBe(true);
+      expect(await store.ignore(row.id, 'again', 9_500)).toBe(false);
+      expect(await events(row)).toEqual([
+        { at: 1_000, kind: 'failed', attempt: 1, detail: 'first', actor: null },
+        { at: 3_000, kind: 'replay_failed', attempt: 2, detail: 'second', actor: 'replayer' },
+        { at: 5_000, kind: 'resolved', attempt: 2, detail: null, actor: 'replayer' },
+        { at: 6_000, kind: 'dead', attempt: 1, detail: 'perm', actor: null },
+        { at: 7_000, kind: 'replay_requested', attempt: 1, detail: null, actor: 'alice' },
+        { at: 8_000, kind: 'dead', attempt: 2, detail: 'second', actor: 'replayer' },
+        { at: 9_000, kind: 'ignored', attempt: 2, detail: 'obsolete', actor: null },
+      ]);
+    });
+
+    it('records a resolution for each row of a batch, none for rows it did not change', async () => {
+      const group = 'batch';
+      const rows = await Promise.all([1, 2, 3].map(() => seed({ group }, retryAt(1_000))));
+      await store.claimDue({ owner: 'r1', group, now: 2_000, limit: 2, leaseMs: 1_000 });
+      const held = (await Promise.all(rows.map(byId))).filter((r) => r.status === 'replaying').map((r) => r.id);
+      expect(await store.markResolvedMany([...rows.map((r) => r.id), 999_999], 'r1', 3_000)).toBe(2);
+      for (const row of rows) {
+        expect(await kinds(row)).toEqual(held.includes(row.id) ? ['failed', 'resolved'] : ['failed']);
+      }
+    });
+
+    // ---- actions -----------------------------------------------------------------------------------
+
+    it('replays on request only pending, dead or ignored rows, each with its history row', async () => {
+      for (const status of ['pending', 'dead', 'ignored'] as const) {
+        const row = await inState(status);
+        expect(await store.requestReplay(row.id, ctx(50_000, 'bob')), status).toBe(true);
+        expect(await byId(row)).toMatchObject({
+          status: 'pending',
+          nextRetryAt: 50_000,
+          ignoredReason: null,
+          claimedBy: null,
+          updatedAt: 50_000,
+        });
+        expect((await events(row)).at(-1)).toEqual({
+          at: 50_000,
+          kind: 'replay_requested',
+          attempt: 1,
+          detail: null,
+          actor: 'bob',
+        });
+        const due = await store.claimDue({ owner: 'x', group: row.group, now: 50_000, limit: 10, leaseMs: 1 });
+        expect(due.map((r) => r.id)).toEqual([row.id]);
+      }
+      for (const status of ['replaying', 'resolved'] as const) {
+        const row = await inState(status);
+        const before = await kinds(row);
+        expect(await store.requestReplay(row.id, ctx(50_000)), status).toBe(false);
+        expect((await byId(row)).status).toBe(status);
+        expect(await kinds(row)).toEqual(before);
+      }
+      expect(await store.requestReplay(999_999, ctx(50_000))).toBe(false);
+    });
+
+    it('ignores only pending or dead rows, keeping reason and actor', async () => {
+      for (const status of ['pending', 'dead'] as const) {
+        const row = await inState(status);
+        expect(await store.ignoreDeadLetter(row.id, 'duplicate order', ctx(60_000)), status).toBe(true);
+        expect(await byId(row)).toMatchObject({
+          status: 'ignored',
+          ignoredReason: 'duplicate order',
+          nextRetryAt: null,
+        });
+        expect((await events(row)).at(-1)).toMatchObject({
+          kind: 'ignored',
+          detail: 'duplicate order',
+          actor: 'alice',
+        });
+      }
+      for (const status of ['replaying', 'resolved', 'ignored'] as const) {
+        const row = await inState(status);
+        const before = await kinds(row);
+        expect(await store.ignoreDeadLetter(row.id, 'no', ctx(60_000)), status).toBe(false);
+        expect((await byId(row)).status).toBe(status);
+        expect(await kinds(row)).toEqual(before);
+      }
+      expect(await store.ignoreDeadLetter(999_999, 'no', ctx(60_000))).toBe(false);
+    });
+
+    it('edits the body of a row not being replayed, keeping the previous one in the history', async () => {
+      const row = await seed({ body: Buffer.from([0xff, 0x01]).toString('base64'), bodyEncoding: 'base64' }, dead);
+      expect(await store.editDeadLetter(row.id, '{"total":43}', ctx(70_000))).toBe(true);
+      expect(await byId(row)).toMatchObject({ body: '{"total":43}', bodyEncoding: 'utf8', status: 'dead' });
+      expect((await events(row)).at(-1)).toEqual({
+        at: 70_000,
+        kind: 'edited',
+        attempt: 1,
+        detail: row.body,
+        actor: 'alice',
+      });
+      for (const status of ['pending', 'resolved', 'ignored'] as const) {
+        expect(await store.editDeadLetter((await inState(status)).id, '{}', ctx(70_000)), status).toBe(true);
+      }
+      const replaying = await inState('replaying');
+      expect(await store.editDeadLetter(replaying.id, '{}', ctx(70_000))).toBe(false);
+      expect((await byId(replaying)).body).toBe(replaying.body);
+      expect(await store.editDeadLetter(999_999, '{}', ctx(70_000))).toBe(false);
+    });
+
+    it('resends an outbox row in any state as a new attempt with the same id', async () => {
+      const pending = await add(newRow());
+      const wasSent = await sent(await add(newRow()));
+      const wasDead = await deadOutbox(await add(newRow()));
+      const inFlight = await add(newRow());
+      await claimRow(inFlight, 'relay-9', 10_000_000);
+      for (const row of [pending, wasSent, wasDead, inFlight]) {
+        expect(await store.resendOutbox(row.messageId, ctx(80_000, 'carol'))).toBe(true);
+        expect(await store.get(row.messageId)).toMatchObject({
+          messageId: row.messageId,
+          status: 'pending',
+          attempts: 0,
+          nextAttemptAt: 80_000,
+          claimedBy: null,
+          sentAt: null,
+        });
+        expect((await attemptsOf(row.messageId)).at(-1)).toEqual({
+          at: 80_000,
+          attempt: 0,
+          outcome: 'resent',
+          error: null,
+          actor: 'carol',
+        });
+      }
+      // Due at once for any relay, the one in flight included.
+      const claimed = await store.claim({ owner: 'relay-2', limit: 10, now: 80_000, leaseMs: 1_000, ordered: false });
+      expect(claimed.map((r) => r.messageId).sort()).toEqual(
+        [pending, wasSent, wasDead, inFlight].map((r) => r.messageId).sort(),
+      );
+      expect(await store.resendOutbox(randomUUID(), ctx(80_000))).toBe(false);
+      expect(await store.resendOutbox('not-a-message-id', ctx(80_000))).toBe(false);
+    });
+
+    // ---- lineage and overview ---------------------------------------------------------------------
+
+    it('traces one message through the outbox, the inboxes and the dead letters', async () => {
+      const row = await add(newRow({ createdAt: 1_000 }));
+      const first = await claimRow(row, 'relay-1', 2_000);
+      await store.recordFailure({
+        seq: first.seq,
+        owner: 'relay-1',
+        attempts: 1,
+        nextAttemptAt: 0,
+        dead: false,
+        error: 'nacked',
+        now: 2_500,
+      });
+      await store.markSent([(await claimRow(row, 'relay-1', 3_000)).seq], 3_500);
+      await store.transaction(async (tx) => {
+        await store.recordInbox(tx, row.messageId, 'billing', 4_000);
+        await store.recordInbox(tx, row.messageId, 'shipping', 4_100);
+      });
+      const letter = await seed({ messageId: row.messageId, group: 'audit', now: 4_200, error: 'down' });
+      const lineage = (await store.lineage(row.messageId))!;
+      expect(lineage.messageId).toBe(row.messageId);
+      expect(lineage.outbox).toMatchObject({
+        messageId: row.messageId,
+        createdAt: 1_000,
+        status: 'sent',
+        sentAt: 3_500,
+      });
+      expect(lineage.outbox!.history).toEqual([
+        { at: 2_500, attempt: 1, outcome: 'failed', error: 'nacked', actor: 'relay-1' },
+      ]);
+      expect(lineage.inbox).toEqual([
+        { group: 'billing', recordedAt: 4_000 },
+        { group: 'shipping', recordedAt: 4_100 },
+      ]);
+      expect(lineage.deadLetters).toEqual([
+        { ...letter, history: [{ at: 4_200, kind: 'failed', attempt: 1, detail: 'down', actor: null }] },
+      ]);
+
+      // A message another service produced: only the consumer side knows it, under any id.
+      await store.transaction((tx) => store.recordInbox(tx, 'external-42', 'billing', 5_000));
+      expect(await store.lineage('external-42')).toEqual({
+        messageId: 'external-42',
+        outbox: null,
+        inbox: [{ group: 'billing', recordedAt: 5_000 }],
+        deadLetters: [],
+      });
+      expect(await store.lineage(randomUUID())).toBeUndefined();
+      expect(await store.lineage('nobody')).toBeUndefined();
+    });
+
+    it('gives an overview: counts, expired leases, inbox size, throughput, error groups, relays', async () => {
+      const now = 1_000 * MIN + 30_000; // 30 s into minute 1000
+      await add(newRow({ createdAt: 100 }));
+      await add(newRow({ createdAt: 200 }));
+      await sent(await add(newRow()), 1_000 * MIN + 1);
+      await sent(await add(newRow()), 1_000 * MIN + 2);
+      await sent(await add(newRow()), 941 * MIN + 5); // the oldest minute shown
+      await sent(await add(newRow()), 940 * MIN); // just outside the hour
+      await deadOutbox(await add(newRow()));
+      await store.transaction(async (tx) => {
+        await store.recordInbox(tx, randomUUID(), 'billing', 999 * MIN + 10);
+        await store.recordInbox(tx, randomUUID(), 'billing', 999 * MIN + 20);
+        await store.recordInbox(tx, randomUUID(), 'shipping', 1_000 * MIN);
+        await store.recordInbox(tx, randomUUID(), 'billing', 900 * MIN);
+      });
+      await seed({ type: 'order.created', group: 'billing', error: 'Timeout after 5 s\n  at call (x.js:1)', now: 300 });
+      await seed(
+        { type: 'order.created', group: 'billing', error: 'Timeout after 5 s\n  at other (y.js:2)', now: 200 },
+        dead,
+      );
+      await seed({ type: 'order.paid', group: 'billing', error: 'Bad total' });
+      const expiring = await seed({ group: 'lease' }, retryAt(1_000));
+      await store.claimDue({ owner: 'gone', group: 'lease', now: 1_000, limit: 1, leaseMs: 1_000 });
+      await inState('resolved');
+      await store.recordHeartbeat({
+        relayId: 'relay-a',
+        host: 'h',
+        pid: 1,
+        startedAt: 5,
+        lastClaimedAt: now - 1,
+        lastSeenAt: now,
+      });
+
+      const o = await store.overview(now);
+      expect(o.outbox).toEqual({ pending: 2, sent: 4, dead: 1, oldestPendingAt: 100 });
+      expect(o.deadLetters).toEqual({ pending: 2, replaying: 1, resolved: 1, ignored: 0, dead: 1 });
+      expect(o.expiredLeases).toBe(1);
+      expect(o.inboxSize).toBe(4);
+      expect(o.throughput).toHaveLength(60);
+      expect(o.throughput[0]!.minute).toBe(941 * MIN);
+      expect(o.throughput[59]!.minute).toBe(1_000 * MIN);
+      const busy = o.throughput.filter((b) => b.sent > 0 || b.consumed > 0);
+      expect(busy).toEqual([
+        { minute: 941 * MIN, sent: 1, consumed: 0 },
+        { minute: 999 * MIN, sent: 0, consumed: 2 },
+        { minute: 1_000 * MIN, sent: 2, consumed: 1 },
+      ]);
+      expect(o.deadLetterGroups).toEqual([
+        { type: 'order.created', group: 'billing', error: 'Timeout after 5 s', count: 2, oldestAt: 200 },
+        { type: 'order.created', group: 'lease', error: 'handler failed', count: 1, oldestAt: expiring.createdAt },
+        { type: 'order.paid', group: 'billing', error: 'Bad total', count: 1, oldestAt: 1_000 },
+      ]);
+      expect(o.relays).toEqual([
+        { relayId: 'relay-a', host: 'h', pid: 1, startedAt: 5, lastClaimedAt: now - 1, lastSeenAt: now },
+      ]);
+    });
+
+    it('keeps one heartbeat row per relay, updated in place, removed on request', async () => {
+      const beat = {
+        relayId: 'relay-a',
+        host: 'host-1',
+        pid: 42,
+        startedAt: 1_000,
+        lastClaimedAt: null,
+        lastSeenAt: 1_000,
+      };
+      await store.recordHeartbeat(beat);
+      await store.recordHeartbeat({ ...beat, relayId: 'relay-b' });
+      await store.recordHeartbeat({ ...beat, lastClaimedAt: 5_000, lastSeenAt: 6_000 });
+      expect(await store.relays()).toEqual([
+        { ...beat, lastClaimedAt: 5_000, lastSeenAt: 6_000 },
+        { ...beat, relayId: 'relay-b' },
+      ]);
+      await store.removeHeartbeat('relay-a');
+      await store.removeHeartbeat('relay-unknown');
+      expect((await store.relays()).map((r) => r.relayId)).toEqual(['relay-b']);
+    });
+
+    // ---- audit -------------------------------------------------------------------------------------
+
+    it('appends audit entries and lists them newest first, by each filter', async () => {
+      const entry = {
+        at: 1_000,
+        actor: 'alice',
+        role: 'operator',
+        action: 'dlq.replay',
+        target: 'dlq:1',
+        reason: null,
+        outcome: 'ok' as const,
+        detail: null,
+      };
+      const a = await store.appendAudit(entry);
+      const b = await store.appendAudit({
+        ...entry,
+        at: 2_000,
+        action: 'dlq.ignore',
+        reason: 'duplicate',
+        detail: { warnings: ['inbox window passed'], n: 1 },
+      });
+      const c = await store.appendAudit({ ...entry, at: 3_000, actor: 'bob', target: 'dlq:2', outcome: 'refused' });
+      expect(b).toBeGreaterThan(a);
+      expect(c).toBeGreaterThan(b);
+      const ids = async (filter: Parameters<AdminStore['listAudit']>[0]) =>
+        (await store.listAudit(filter, { limit: 10 })).items.map((e) => e.id);
+      expect(await ids({})).toEqual([c, b, a]);
+      expect(await ids({ actor: 'alice' })).toEqual([b, a]);
+      expect(await ids({ action: 'dlq.replay' })).toEqual([c, a]);
+      expect(await ids({ target: 'dlq:1' })).toEqual([b, a]);
+      expect(await ids({ from: 2_000, to: 3_000 })).toEqual([b]);
+      const page = await store.listAudit({}, { limit: 2 });
+      expect(page.items.map((e) => e.id)).toEqual([c, b]);
+      expect(page.items[1]).toEqual({
+        ...entry,
+        id: b,
+        at: 2_000,
+        action: 'dlq.ignore',
+        reason: 'duplicate',
+        detail: { warnings: ['inbox window passed'], n: 1 },
+      });
+      const next = await store.listAudit({}, { limit: 2, before: page.nextBefore! });
+      expect(next).toEqual({ items: [{ ...entry, id: a }], nextBefore: null });
+    });
+
+    // ---- jobs --------------------------------------------------------------------------------------
+
+    const newJob = (overrides: Partial<Parameters<AdminStore['createJob']>[0]> = {}) =>
+      store.createJob({
+        kind: 'dlq.replay',
+        filter: {},
+        reason: null,
+        actor: 'alice',
+        ratePerSecond: 50,
+        now: 1_000,
+        ...overrides,
+      });
+
+    it('creates a job over the rows matching its filter, up to the highest id then', async () => {
+      const rows = [await seed({}, dead), await seed({}, dead), await seed()];
+      const job = await newJob({ filter: { status: ['dead'] }, reason: 'retry after fix' });
+      expect(job).toMatchObject({
+        kind: 'dlq.replay',
+        filter: { status: ['dead'] },
+        reason: 'retry after fix',
+        actor: 'alice',
+        status: 'running',
+        total: 2,
+        done: 0,
+        changed: 0,
+        cursor: 0,
+        maxId: rows[1]!.id,
+        ratePerSecond: 50,
+        owner: null,
+        leaseUntil: null,
+        createdAt: 1_000,
+        updatedAt: 1_000,
+        error: null,
+      });
+      expect(await store.getJob(job.id)).toEqual(job);
+      const empty = await newJob({ filter: { group: 'nobody' } });
+      expect(empty).toMatchObject({ total: 0, maxId: 0 });
+      const page = await store.listJobs({ limit: 1 });
+      expect(page.items.map((j) => j.id)).toEqual([empty.id]);
+      expect((await store.listJobs({ limit: 1, before: page.nextBefore! })).items).toEqual([job]);
+      expect(await store.getJob(999_999)).toBeUndefined();
+      await expect(newJob({ kind: 'dlq.delete' as never })).rejects.toMatchObject({ code: 'SURETY_INVALID_OPTION' });
+    });
+
+    it('lets one owner at a time hold a job, and another take it once the lease runs out', async () => {
+      await seed({}, dead);
+      const job = await newJob();
+      expect(await store.claimJob('a', 2_000, 10_000)).toMatchObject({ id: job.id, owner: 'a', leaseUntil: 12_000 });
+      expect(await store.claimJob('b', 11_999, 10_000)).toBeUndefined();
+      expect(await store.claimJob('a', 5_000, 10_000)).toMatchObject({ owner: 'a', leaseUntil: 15_000 }); // renews
+      expect(await store.claimJob('b', 15_000, 10_000)).toMatchObject({ owner: 'b', leaseUntil: 25_000 });
+      expect(await store.runJobBatch(job.id, 'a', 10, 15_001, 10_000)).toBeUndefined(); // lost it
+      expect(await store.runJobBatch(999_999, 'b', 10, 15_001, 10_000)).toBeUndefined();
+      expect(await store.cancelJob(job.id, 16_000)).toBe(true);
+      expect(await store.cancelJob(job.id, 16_001)).toBe(false);
+      expect(await store.claimJob('c', 100_000, 10_000)).toBeUndefined(); // cancelled jobs are not claimable
+      // A cancelled job's batch acts on nothing and says so.
+      expect(await store.runJobBatch(job.id, 'b', 10, 17_000, 10_000)).toMatchObject({ status: 'cancelled', done: 0 });
+      const failing = await newJob();
+      expect(await store.failJob(failing.id, 'filter no longer parses', 18_000)).toBe(true);
+      expect(await store.getJob(failing.id)).toMatchObject({ status: 'failed', error: 'filter no longer parses' });
+      expect(await store.failJob(failing.id, 'again', 18_001)).toBe(false);
+    });
+
+    it('claims only the named job when asked, and hands a released job over at once', async () => {
+      await seed({}, dead);
+      const older = await newJob();
+      const mine = await newJob();
+      expect(await store.claimJob('cli', 2_000, 60_000, mine.id)).toMatchObject({ id: mine.id, owner: 'cli' });
+      expect(await store.releaseJob(mine.id, 'someone-else', 3_000)).toBe(false);
+      expect(await store.claimJob('b', 3_000, 60_000, mine.id)).toBeUndefined();
+      expect(await store.releaseJob(mine.id, 'cli', 3_000)).toBe(true);
+      expect(await store.claimJob('b', 3_001, 60_000, mine.id)).toMatchObject({ id: mine.id, owner: 'b' });
+      expect(await store.getJob(older.id)).toMatchObject({ owner: null });
+    });
+
+    it('works through a job in batches from its cursor, resumed by another owner, each row once', async () => {
+      const rows = [];
+      for (let i = 0; i < 12; i++) rows.push(await seed({}, i % 4 === 3 ? retryAt(1_000_000) : dead));
+      const replaying = await inState('replaying'); // examined, not changed
+      const job = await newJob({ filter: {} });
+      const later = await seed({}, dead); // after maxId: not part of the job
+      expect(job.total).toBe(13);
+      await store.claimJob('a', 2_000, 1_000);
+      const first = (await store.runJobBatch(job.id, 'a', 5, 2_100, 1_000))!;
+      expect(first).toMatchObject({ status: 'running', done: 5, changed: 5, cursor: rows[4]!.id, leaseUntil: 3_100 });
+      expect(await store.getJob(job.id)).toEqual(first);
+      // Owner a dies; b takes over after the lease, from the cursor.
+      expect(await store.claimJob('b', 3_099, 1_000)).toBeUndefined();
+      expect(await store.claimJob('b', 3_100, 1_000)).toMatchObject({ owner: 'b', cursor: rows[4]!.id });
+      const second = (await store.runJobBatch(job.id, 'b', 5, 3_200, 1_000))!;
+      expect(second).toMatchObject({ status: 'running', done: 10, changed: 10 });
+      const third = (await store.runJobBatch(job.id, 'b', 5, 3_300, 1_000))!;
+      expect(third).toMatchObject({ status: 'done', done: 13, changed: 12, cursor: replaying.id });
+      expect(await store.runJobBatch(job.id, 'b', 5, 3_400, 1_000)).toMatchObject({ status: 'done', done: 13 });
+      for (const row of rows) {
+        expect(await byId(row)).toMatchObject({ status: 'pending', nextRetryAt: expect.any(Number) });
+        const requested = (await events(row)).filter((e) => e.kind === 'replay_requested');
+        expect(requested).toEqual([expect.objectContaining({ actor: `job:${job.id}` })]);
+      }
+      expect((await byId(replaying)).status).toBe('replaying');
+      expect((await byId(later)).status).toBe('dead');
+    });
+
+    it('never acts on a row twice while two owners race for the job', async () => {
+      const rows = [];
+      for (let i = 0; i < 40; i++) rows.push(await seed({}, dead));
+      const job = await newJob({ filter: { status: ['dead'] } });
+      let clock = 10_000;
+      const tick = () => ++clock;
+      const worker = async (owner: string) => {
+        for (let i = 0; i < 2_000; i++) {
+          // Lease 0: the other owner may take the job between any two calls.
+          const held = await store.claimJob(owner, tick(), 0);
+          if (!held) {
+            if ((await store.getJob(job.id))!.status !== 'running') return;
+            continue;
+          }
+          const after = await store.runJobBatch(job.id, owner, 3, tick(), 0);
+          if (after?.status === 'done') return;
+        }
+      };
+      await Promise.all([worker('a'), worker('b')]);
+      expect(await store.getJob(job.id)).toMatchObject({ status: 'done', total: 40, done: 40, changed: 40 });
+      for (const row of rows) {
+        expect((await kinds(row)).filter((k) => k === 'replay_requested')).toHaveLength(1);
+      }
+    });
+
+    it('rolls a failing batch back whole: no row changed, cursor unmoved', async () => {
+      const rows = [await seed({}, dead), await seed({}, dead), await seed({}, dead)];
+      const job = await newJob();
+      await store.claimJob('a', 2_000, 60_000);
+      // The history table disappears: the batch fails after updating rows, in its transaction.
+      await renameTable(store.tables.deadLetterEvents, true);
+      try {
+        await expect(store.runJobBatch(job.id, 'a', 10, 2_100, 60_000)).rejects.toMatchObject({
+          code: 'SURETY_STORE_FAILED',
+        });
+      } finally {
+        await renameTable(store.tables.deadLetterEvents, false);
+      }
+      for (const row of rows) expect((await byId(row)).status).toBe('dead');
+      expect(await store.getJob(job.id)).toMatchObject({ status: 'running', cursor: 0, done: 0, changed: 0 });
+      expect(await store.runJobBatch(job.id, 'a', 10, 2_200, 60_000)).toMatchObject({ status: 'done', changed: 3 });
+      for (const row of rows) expect(await kinds(row)).toEqual(['dead', 'replay_requested']);
+    });
+
+    it('ignores and resends in bulk, with the job as actor', async () => {
+      const letters = [await seed({}, dead), await seed({}, dead)];
+      const ignoreJob = await newJob({ kind: 'dlq.ignore', reason: 'bad batch of 5 May' });
+      await store.claimJob('a', 2_000, 60_000);
+      expect(await store.runJobBatch(ignoreJob.id, 'a', 10, 2_100, 60_000)).toMatchObject({
+        status: 'done',
+        changed: 2,
+      });
+      for (const row of letters) {
+        expect(await byId(row)).toMatchObject({ status: 'ignored', ignoredReason: 'bad batch of 5 May' });
+        expect((await events(row)).at(-1)).toMatchObject({
+          kind: 'ignored',
+          detail: 'bad batch of 5 May',
+          actor: `job:${ignoreJob.id}`,
+        });
+      }
+      const deadRows = [await deadOutbox(await add(newRow())), await deadOutbox(await add(newRow()))];
+      const kept = await sent(await add(newRow()));
+      const resend = await newJob({ kind: 'outbox.resend', filter: { status: ['dead'] } });
+      expect(resend).toMatchObject({ total: 2 });
+      expect((await store.claimJob('a', 3_000, 60_000))!.id).toBe(resend.id);
+      expect(await store.runJobBatch(resend.id, 'a', 10, 3_100, 60_000)).toMatchObject({
+        status: 'done',
+        done: 2,
+        changed: 2,
+      });
+      for (const row of deadRows) {
+        expect(await store.get(row.messageId)).toMatchObject({ status: 'pending', attempts: 0, nextAttemptAt: 3_100 });
+        expect((await attemptsOf(row.messageId)).at(-1)).toMatchObject({
+          outcome: 'resent',
+          actor: `job:${resend.id}`,
+        });
+      }
+      expect(await store.get(kept.messageId)).toMatchObject({ status: 'sent' });
+    });
+  });
+}

@@ -1,0 +1,4 @@
+import { runAdminStoreConformance } from '../conformance/admin-store-suite.js';
+import { makeMysqlFixture } from './mysql-fixture.js';
+
+runAdminStoreConformance('mysql', () => makeMysqlFixture('mysql_admin'));

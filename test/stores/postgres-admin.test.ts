@@ -1,0 +1,37 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runAdminStoreConformance } from '../conformance/admin-store-suite.js';
+import { makePostgresFixture } from './fixtures.js';
+
+runAdminStoreConformance('postgres', () => makePostgresFixture('pg_admin'));
+
+describe('postgres admin store specifics', () => {
+  let f: Awaited<ReturnType<typeof makePostgresFixture>>;
+  beforeEach(async () => {
+    f = await makePostgresFixture('pg_admin_specifics');
+  });
+  afterEach(async () => {
+    await f.teardown();
+  });
+
+  it('indexes no outbox column the relay updates beyond the claim indexes, so its updates stay HOT', async () => {
+    const { rows } = await f.pool.query<{ indexname: string; indexdef: string }>(
+      'SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 ORDER BY indexname',
+      [f.schema, 'surety_outbox'],
+    );
+    const claimIndexes = ['surety_outbox_due', 'surety_outbox_sent', 'surety_outbox_unsent_key'];
+    const relayColumns = /\b(status|attempts|next_attempt_at|claimed_by|locked_until|last_error|sent_at)\b/;
+    const others = rows.filter((r) => !claimIndexes.includes(r.indexname));
+    expect(others.map((r) => r.indexname)).toEqual([
+      'surety_outbox_created',
+      'surety_outbox_message_id',
+      'surety_outbox_pkey',
+      'surety_outbox_type_key',
+    ]);
+    for (const r of others) expect(r.indexdef).not.toMatch(relayColumns);
+  });
+
+  it('answers, rather than fails, for an id that cannot be an outbox message id (UUID column)', async () => {
+    expect(await f.store.lineage("x' OR 1=1 --")).toBeUndefined();
+    expect(await f.store.resendOutbox('not-a-uuid', { actor: 'a', now: 1 })).toBe(false);
+  });
+});
