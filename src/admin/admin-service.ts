@@ -1,0 +1,272 @@
+import { z } from 'zod';
+import { systemClock, type Clock } from '../core/clock.js';
+import { silentLogger, type Logger } from '../core/logger.js';
+import { parseOptions } from '../core/options.js';
+import type {
+  Actor,
+  AdminJob,
+  AdminStore,
+  AuditEntry,
+  DeadLetterEvent,
+  Lineage,
+  OutboxAttempt,
+  Overview,
+  Page,
+} from '../ports/admin-store.js';
+import type { DeadLetterRow, InboxStore } from '../ports/consumer-store.js';
+import type { OutboxRow } from '../ports/outbox-store.js';
+import { auditedAction, type ActionResult } from './action-audit.js';
+import { ConflictError, ForbiddenError, NotFoundError } from './admin-errors.js';
+import {
+  auditFilterSchema,
+  deadLetterFilterSchema,
+  editBodySchema,
+  jobInputSchema,
+  messageIdSchema,
+  optionalReasonSchema,
+  outboxFilterSchema,
+  pageSchema,
+  parseInput,
+  requiredReasonSchema,
+  rowIdSchema,
+  type AuditFilterInput,
+  type DeadLetterFilterInput,
+  type JobInput,
+  type OutboxFilterInput,
+  type PageInput,
+} from './admin-schemas.js';
+import { jobWindowWarnings, replayWindowWarnings, resendWindowWarnings } from './inbox-window.js';
+
+export type { ActionResult } from './action-audit.js';
+
+/** What the admin service needs of a store: the admin port and the inbox lookup (every Surety store has both). */
+export type AdminServiceStore = AdminStore & Pick<InboxStore, 'inboxRecordedAt'>;
+
+const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `must be ${what}`);
+const optionsSchema = z.object({
+  store: z.custom<AdminServiceStore>(
+    (v) =>
+      typeof (v as Partial<AdminServiceStore> | null)?.listDeadLetters === 'function' &&
+      typeof (v as Partial<AdminServiceStore> | null)?.inboxRecordedAt === 'function',
+    'must be a Surety store (with the admin methods and inboxRecordedAt)',
+  ),
+  /** Editing a dead letter's body before replaying it; off unless enabled. */
+  allowEdit: z.boolean().default(false),
+  /** The consumers' inbox retention: replays and resends past it warn that the handler may run again. */
+  inboxWindowMs: z.number().int().positive().optional(),
+  maxJobRatePerSecond: z.number().positive().max(1_000_000).default(10_000),
+  clock: z.custom<Clock>((v) => typeof (v as Clock | null)?.now === 'function', 'must have now()').default(systemClock),
+  logger: z
+    .custom<Logger>((v) => typeof (v as Logger | null)?.info === 'function', 'must be a logger')
+    .default(silentLogger),
+  /** Called after a job is created, e.g. to wake the job runner. */
+  onJobCreated: fn<(job: AdminJob) => void>('a function').optional(),
+});
+
+export type AdminServiceOptions = z.input<typeof optionsSchema>;
+
+const actorSchema = z.strictObject({
+  name: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+  role: z.enum(['viewer', 'operator'], { error: 'must be viewer or operator' }),
+});
+
+const REPLAYABLE = new Set(['pending', 'dead', 'ignored']);
+const IGNORABLE = new Set(['pending', 'dead']);
+
+/**
+ * The one path to every operator read and action, shared by the HTTP API, the console and the CLI.
+ * Actions check the operator role, validate their input, warn when the inbox window has passed and
+ * write an audit entry whatever the outcome.
+ * @example
+ * const admin = new AdminService({ store, inboxWindowMs: 7 * 86_400_000 });
+ * const { warnings } = await admin.replay(42, { name: 'alice', role: 'operator' }, 'downstream fixed');
+ */
+export class AdminService {
+  private readonly o: Readonly<z.output<typeof optionsSchema>>;
+
+  constructor(options: AdminServiceOptions) {
+    this.o = parseOptions(optionsSchema, options, 'admin');
+  }
+
+  get allowEdit(): boolean {
+    return this.o.allowEdit;
+  }
+
+  get inboxWindowMs(): number | undefined {
+    return this.o.inboxWindowMs;
+  }
+
+  async overview(): Promise<Overview> {
+    return this.o.store.overview(this.o.clock.now());
+  }
+
+  async listOutbox(filter: OutboxFilterInput = {}, page: PageInput = {}): Promise<Page<OutboxRow>> {
+    return this.o.store.listOutbox(
+      parseInput(outboxFilterSchema, filter, 'filter'),
+      parseInput(pageSchema, page, 'page'),
+    );
+  }
+
+  async getOutbox(messageId: string): Promise<OutboxRow & { history: OutboxAttempt[] }> {
+    const id = parseInput(messageIdSchema, messageId, 'messageId');
+    const outbox = (await this.o.store.lineage(id))?.outbox;
+    if (!outbox) throw new NotFoundError(`no outbox row has message id ${id}`);
+    return outbox;
+  }
+
+  async listDeadLetters(filter: DeadLetterFilterInput = {}, page: PageInput = {}): Promise<Page<DeadLetterRow>> {
+    return this.o.store.listDeadLetters(
+      parseInput(deadLetterFilterSchema, filter, 'filter'),
+      parseInput(pageSchema, page, 'page'),
+    );
+  }
+
+  async getDeadLetter(id: number): Promise<DeadLetterRow & { history: DeadLetterEvent[] }> {
+    const row = await this.deadLetter(parseInput(rowIdSchema, id, 'id'));
+    const lineage = await this.o.store.lineage(row.messageId);
+    return lineage?.deadLetters.find((d) => d.id === row.id) ?? { ...row, history: [] };
+  }
+
+  async lineage(messageId: string): Promise<Lineage> {
+    const id = parseInput(messageIdSchema, messageId, 'messageId');
+    const lineage = await this.o.store.lineage(id);
+    if (!lineage) throw new NotFoundError(`no outbox row, inbox record or dead letter knows message ${id}`);
+    return lineage;
+  }
+
+  async listAudit(filter: AuditFilterInput = {}, page: PageInput = {}): Promise<Page<AuditEntry>> {
+    return this.o.store.listAudit(
+      parseInput(auditFilterSchema, filter, 'filter'),
+      parseInput(pageSchema, page, 'page'),
+    );
+  }
+
+  async listJobs(page: PageInput = {}): Promise<Page<AdminJob>> {
+    return this.o.store.listJobs(parseInput(pageSchema, page, 'page'));
+  }
+
+  async getJob(id: number): Promise<AdminJob> {
+    const jobId = parseInput(rowIdSchema, id, 'id');
+    const job = await this.o.store.getJob(jobId);
+    if (!job) throw new NotFoundError(`job ${jobId} not found`);
+    return job;
+  }
+
+  /** Makes a dead letter (pending, dead or ignored) due now; the consumer's replay job runs it. */
+  async replay(id: number, actor: Actor, reason?: string | null): Promise<ActionResult> {
+    const rowId = parseInput(rowIdSchema, id, 'id');
+    const why = parseInput(optionalReasonSchema, reason, 'reason');
+    return this.act(actor, 'dlq.replay', `dlq:${rowId}`, why, async (now) => {
+      const row = await this.deadLetter(rowId);
+      if (!REPLAYABLE.has(row.status)) throw this.stateConflict(row, 'replayed', 'pending, dead or ignored');
+      if (!(await this.o.store.requestReplay(rowId, { actor: actor.name, now }))) throw this.changedMeanwhile(rowId);
+      const warnings = await replayWindowWarnings(this.o.store, this.o.inboxWindowMs, row, now);
+      return { result: { changed: true, warnings }, detail: { messageId: row.messageId, group: row.group } };
+    });
+  }
+
+  /** Closes a dead letter (pending or dead) without running it; the reason is required. */
+  async ignore(id: number, actor: Actor, reason: string): Promise<ActionResult> {
+    const rowId = parseInput(rowIdSchema, id, 'id');
+    const why = parseInput(requiredReasonSchema, reason, 'reason');
+    return this.act(actor, 'dlq.ignore', `dlq:${rowId}`, why, async (now) => {
+      const row = await this.deadLetter(rowId);
+      if (!IGNORABLE.has(row.status)) throw this.stateConflict(row, 'ignored', 'pending or dead');
+      if (!(await this.o.store.ignoreDeadLetter(rowId, why, { actor: actor.name, now }))) {
+        throw this.changedMeanwhile(rowId);
+      }
+      return { result: { changed: true, warnings: [] }, detail: { messageId: row.messageId, group: row.group } };
+    });
+  }
+
+  /** Replaces a dead letter's body (the old one stays in its history), then replays it. Needs `allowEdit`. */
+  async edit(id: number, actor: Actor, body: string, reason: string): Promise<ActionResult> {
+    const rowId = parseInput(rowIdSchema, id, 'id');
+    const newBody = parseInput(editBodySchema, body, 'body');
+    const why = parseInput(requiredReasonSchema, reason, 'reason');
+    return this.act(actor, 'dlq.edit', `dlq:${rowId}`, why, async (now) => {
+      if (!this.o.allowEdit) throw new ForbiddenError('editing dead letters is disabled (enable it with allowEdit)');
+      const row = await this.deadLetter(rowId);
+      if (!REPLAYABLE.has(row.status)) throw this.stateConflict(row, 'edited', 'pending, dead or ignored');
+      const ctx = { actor: actor.name, now };
+      if (!(await this.o.store.editDeadLetter(rowId, newBody, ctx))) throw this.changedMeanwhile(rowId);
+      const warnings = await replayWindowWarnings(this.o.store, this.o.inboxWindowMs, row, now);
+      if (!(await this.o.store.requestReplay(rowId, ctx))) {
+        warnings.push('the body was replaced, but the row changed state before it could be made due: replay it again');
+      }
+      const detail = { messageId: row.messageId, group: row.group, bodyChars: newBody.length };
+      return { result: { changed: true, warnings }, detail };
+    });
+  }
+
+  /** Publishes an outbox message again (also one already sent), with the same message id. */
+  async resend(messageId: string, actor: Actor, reason?: string | null): Promise<ActionResult> {
+    const id = parseInput(messageIdSchema, messageId, 'messageId');
+    const why = parseInput(optionalReasonSchema, reason, 'reason');
+    return this.act(actor, 'outbox.resend', `outbox:${id}`, why, async (now) => {
+      const row = (await this.o.store.lineage(id))?.outbox;
+      if (!row) throw new NotFoundError(`no outbox row has message id ${id}`);
+      if (!(await this.o.store.resendOutbox(id, { actor: actor.name, now }))) {
+        throw new ConflictError(`outbox message ${id} changed or was purged meanwhile; look at it again`);
+      }
+      const warnings = resendWindowWarnings(this.o.inboxWindowMs, row.createdAt, now);
+      return { result: { changed: true, warnings }, detail: { previousStatus: row.status, type: row.type } };
+    });
+  }
+
+  /** Starts a bulk action over the rows matching a filter; a job runner works through it at `ratePerSecond`. */
+  async createJob(actor: Actor, input: JobInput): Promise<ActionResult & { job: AdminJob }> {
+    const job = parseInput(jobInputSchema(this.o.maxJobRatePerSecond), input, '');
+    return this.act(actor, 'job.create', 'job:new', job.reason, async (now) => {
+      const created = await this.o.store.createJob({ ...job, actor: actor.name, now });
+      const warnings = job.kind === 'dlq.ignore' ? [] : jobWindowWarnings(this.o.inboxWindowMs, job.filter.from, now);
+      if (created.total === 0) warnings.push('no row matches the filter');
+      this.o.onJobCreated?.(created);
+      return {
+        result: { changed: true, warnings, job: created },
+        target: `job:${created.id}`,
+        detail: { kind: job.kind, filter: job.filter, total: created.total, ratePerSecond: job.ratePerSecond },
+      };
+    });
+  }
+
+  /** Stops a running job after its current batch; rows already done stay done. */
+  async cancelJob(id: number, actor: Actor, reason?: string | null): Promise<ActionResult> {
+    const jobId = parseInput(rowIdSchema, id, 'id');
+    const why = parseInput(optionalReasonSchema, reason, 'reason');
+    return this.act(actor, 'job.cancel', `job:${jobId}`, why, async (now) => {
+      const job = await this.o.store.getJob(jobId);
+      if (!job) throw new NotFoundError(`job ${jobId} not found`);
+      if (job.status !== 'running')
+        throw new ConflictError(`job ${jobId} is ${job.status}; only a running job can be cancelled`);
+      if (!(await this.o.store.cancelJob(jobId, now))) throw new ConflictError(`job ${jobId} finished meanwhile`);
+      return { result: { changed: true, warnings: [] }, detail: { done: job.done, total: job.total } };
+    });
+  }
+
+  private act<R extends ActionResult>(
+    actor: Actor,
+    action: string,
+    target: string,
+    reason: string | null,
+    work: (now: number) => Promise<{ result: R; target?: string; detail?: Record<string, unknown> }>,
+  ): Promise<R> {
+    const who = parseInput(actorSchema, actor, 'actor');
+    const now = this.o.clock.now();
+    return auditedAction(this.o.store, this.o.logger, { actor: who, action, target, reason, now }, () => work(now));
+  }
+
+  private async deadLetter(id: number): Promise<DeadLetterRow> {
+    const row = await this.o.store.getDeadLetterById(id);
+    if (!row) throw new NotFoundError(`dead letter ${id} not found`);
+    return row;
+  }
+
+  private stateConflict(row: DeadLetterRow, verb: string, allowed: string): ConflictError {
+    return new ConflictError(`dead letter ${row.id} is ${row.status}; only ${allowed} rows can be ${verb}`);
+  }
+
+  private changedMeanwhile(id: number): ConflictError {
+    return new ConflictError(`dead letter ${id} changed state meanwhile; look at it again`);
+  }
+}

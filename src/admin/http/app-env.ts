@@ -1,0 +1,25 @@
+import type { Registry } from 'prom-client';
+import type { Actor } from '../../ports/admin-store.js';
+import type { AdminService } from '../admin-service.js';
+import type { SessionCodec, Session } from '../auth/session-cookie.js';
+import type { TokenSet } from '../auth/token-set.js';
+import type { ParsedAppOptions } from './app-options.js';
+
+/** What the auth middleware puts on the request context. */
+export interface AppEnv {
+  Variables: {
+    actor: Actor;
+    /** The session, when the request came with the cookie rather than a bearer token. */
+    session: Session | undefined;
+  };
+}
+
+/** Everything the routes share. */
+export interface AppDeps {
+  readonly options: ParsedAppOptions;
+  readonly service: AdminService;
+  readonly tokens: TokenSet;
+  readonly sessions: SessionCodec;
+  readonly registry: Registry;
+  readonly cookieName: string;
+}

@@ -1,0 +1,69 @@
+import type { Registry } from 'prom-client';
+import { z } from 'zod';
+import type { Clock } from '../../core/clock.js';
+import { systemClock } from '../../core/clock.js';
+import { silentLogger, type Logger } from '../../core/logger.js';
+import type { AdminServiceStore } from '../admin-service.js';
+import { tokenListSchema } from '../auth/token-set.js';
+
+const isFn = (v: unknown) => typeof v === 'function';
+
+export const appOptionsSchema = z.object({
+  store: z.custom<AdminServiceStore>(
+    (v) => isFn((v as Partial<AdminServiceStore> | null)?.listDeadLetters),
+    'must be a Surety store (with the admin methods and inboxRecordedAt)',
+  ),
+  /** API tokens; the token name is the actor in the audit log. */
+  tokens: tokenListSchema,
+  allowEdit: z.boolean().default(false),
+  inboxWindowMs: z.number().int().positive().optional(),
+  /** The public path prefix the app is reachable under (`/surety`); requests are routed with or without it. */
+  basePath: z
+    .string()
+    .regex(/^(\/[A-Za-z0-9._~-]+)*$/, 'must be empty or a path like /surety (no trailing slash)')
+    .default(''),
+  /** Mark the session cookie Secure (serve over HTTPS). */
+  cookieSecure: z.boolean().default(false),
+  /** HMAC key for session cookies; share it between instances behind one load balancer. Random per process otherwise. */
+  sessionSecret: z.string().min(32, 'must be at least 32 characters').optional(),
+  sessionTtlMs: z
+    .number()
+    .int()
+    .min(60_000, 'must be at least 60000 (1 min)')
+    .max(7 * 86_400_000, 'must be at most 7 days')
+    .default(8 * 3_600_000),
+  /** Other origins (scheme://host:port) the console is served under, e.g. behind a proxy. */
+  allowedOrigins: z
+    .array(z.url({ error: 'must be an origin like https://ops.example.com' }).transform((u) => new URL(u).origin))
+    .default([]),
+  registry: z
+    .custom<Registry>((v) => isFn((v as Registry | null)?.metrics), 'must be a prom-client Registry')
+    .optional(),
+  /** Serves its result at /api/doctor. */
+  doctor: z.custom<() => Promise<unknown>>(isFn, 'must be a function returning a promise').optional(),
+  logger: z.custom<Logger>((v) => isFn((v as Logger | null)?.info), 'must be a logger').default(silentLogger),
+  clock: z.custom<Clock>((v) => isFn((v as Clock | null)?.now), 'must have now()').default(systemClock),
+  /** Folder of the console's static files; false serves no console. Defaults to the package's console/. */
+  consoleDir: z.union([z.string().min(1), z.literal(false)]).optional(),
+  maxBodyBytes: z
+    .number()
+    .int()
+    .min(1_024)
+    .max(16 * 1_048_576)
+    .default(65_536),
+  maxJobRatePerSecond: z.number().positive().max(1_000_000).default(10_000),
+  jobs: z
+    .strictObject({
+      /** Run bulk jobs in this process (default). Turn off where another process runs them. */
+      enabled: z.boolean().default(true),
+      owner: z.string().min(1).max(64).optional(),
+      leaseMs: z.number().int().min(1_000).max(3_600_000).optional(),
+      batchSize: z.number().int().min(1).max(10_000).optional(),
+      pollIntervalMs: z.number().int().min(10).max(600_000).optional(),
+      maxConcurrentJobs: z.number().int().min(1).max(64).optional(),
+    })
+    .default({ enabled: true }),
+});
+
+export type AdminAppOptions = z.input<typeof appOptionsSchema>;
+export type ParsedAppOptions = Readonly<z.output<typeof appOptionsSchema>>;

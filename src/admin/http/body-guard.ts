@@ -1,0 +1,64 @@
+import type { MiddlewareHandler } from 'hono';
+import { AdminError, InvalidInputError } from '../admin-errors.js';
+
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const JSON_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+
+/**
+ * Reads a request body once, before validation: refuses one over `maxBytes` (413), one that is not
+ * JSON (415) or not valid JSON (400). An empty body becomes `{}`, so routes whose fields are all
+ * optional accept a bare POST, and routes with required fields name the missing ones.
+ */
+export function bodyGuard(maxBytes: number): MiddlewareHandler {
+  return async (c, next) => {
+    const raw = c.req.raw;
+    if (!WITH_BODY.has(raw.method)) return next();
+    const declared = Number(raw.headers.get('content-length') ?? '0');
+    if (declared > maxBytes) throw tooLarge(maxBytes);
+    const bytes = raw.body ? await readLimited(raw.body, maxBytes) : new Uint8Array(0);
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw new InvalidInputError([{ path: 'body', message: 'is not valid UTF-8' }]);
+    }
+    let json = '{}';
+    if (text.trim() !== '') {
+      if (!JSON_TYPE.test(raw.headers.get('content-type') ?? '')) {
+        throw new AdminError('SURETY_UNSUPPORTED_MEDIA_TYPE', 'send the body as JSON (Content-Type: application/json)');
+      }
+      try {
+        JSON.parse(text);
+      } catch {
+        throw new InvalidInputError([{ path: 'body', message: 'is not valid JSON' }]);
+      }
+      json = text;
+    }
+    const headers = new Headers(raw.headers);
+    headers.set('content-type', 'application/json');
+    headers.delete('content-length');
+    c.req.raw = new Request(raw.url, { method: raw.method, headers, body: json, signal: raw.signal });
+    return next();
+  };
+}
+
+function tooLarge(maxBytes: number): AdminError {
+  return new AdminError('SURETY_PAYLOAD_TOO_LARGE', `the body is larger than ${maxBytes} bytes`);
+}
+
+async function readLimited(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}

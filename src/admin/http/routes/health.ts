@@ -1,0 +1,45 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { describeError } from '../../../core/errors.js';
+import type { AppDeps, AppEnv } from '../app-env.js';
+import { json } from '../schemas/common.js';
+
+const status = (example: string) => z.object({ status: z.string().openapi({ example }) });
+
+const healthz = createRoute({
+  method: 'get',
+  path: '/healthz',
+  tags: ['health'],
+  summary: 'The process is up (no credential needed)',
+  responses: { 200: json(status('ok'), 'Up') },
+});
+
+const readyz = createRoute({
+  method: 'get',
+  path: '/readyz',
+  tags: ['health'],
+  summary: 'The database answers (no credential needed)',
+  responses: { 200: json(status('ready'), 'Ready'), 503: json(status('unavailable'), 'The database does not answer') },
+});
+
+const READY_TIMEOUT_MS = 3_000;
+
+export function healthRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
+  app.openapi(healthz, (c) => c.json({ status: 'ok' }, 200));
+  app.openapi(readyz, async (c) => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        deps.options.store.relays(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timed out')), READY_TIMEOUT_MS);
+        }),
+      ]);
+      return c.json({ status: 'ready' }, 200);
+    } catch (err) {
+      deps.options.logger.warn({ err: describeError(err) }, 'readiness check failed');
+      return c.json({ status: 'unavailable' }, 503);
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+}

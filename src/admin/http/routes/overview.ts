@@ -1,0 +1,32 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { NotFoundError } from '../../admin-errors.js';
+import type { AppDeps, AppEnv } from '../app-env.js';
+import { errors, json } from '../schemas/common.js';
+import { overviewSchema } from '../schemas/rows.js';
+
+const overview = createRoute({
+  method: 'get',
+  path: '/api/overview',
+  tags: ['overview'],
+  summary: 'Counts on each side, oldest pending age, throughput, dead letters grouped by error, relays',
+  responses: { 200: json(overviewSchema, 'The overview'), ...errors(401) },
+});
+
+const doctor = createRoute({
+  method: 'get',
+  path: '/api/doctor',
+  tags: ['overview'],
+  summary: "The doctor's report: where messages may be stuck, with a verdict",
+  responses: {
+    200: json(z.record(z.string(), z.unknown()).openapi('DoctorReport'), 'The report'),
+    ...errors(401, 404),
+  },
+});
+
+export function overviewRoutes(app: OpenAPIHono<AppEnv>, { service, options }: AppDeps): void {
+  app.openapi(overview, async (c) => c.json(await service.overview(), 200));
+  app.openapi(doctor, async (c) => {
+    if (!options.doctor) throw new NotFoundError('the doctor is not configured on this server');
+    return c.json((await options.doctor()) as Record<string, unknown>, 200);
+  });
+}

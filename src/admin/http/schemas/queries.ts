@@ -1,0 +1,84 @@
+import { z } from '@hono/zod-openapi';
+import { InvalidInputError } from '../../admin-errors.js';
+import { DEFAULT_PAGE, MAX_PAGE } from '../../admin-schemas.js';
+
+/** Query strings arrive as text; the service checks the values and the handler names them `query.<key>`. */
+const param = (name: string, description: string, example?: string) =>
+  z
+    .string({ error: 'must be given once' })
+    .optional()
+    .openapi({ param: { name, in: 'query' }, description, ...(example ? { example } : {}) });
+
+const integer = (name: string, description: string) =>
+  z
+    .string({ error: 'must be given once' })
+    .regex(/^\d{1,16}$/, 'must be a positive integer')
+    .transform(Number)
+    .optional()
+    .openapi({ param: { name, in: 'query' }, description });
+
+const TIME = 'ISO 8601 time or epoch milliseconds';
+const page = {
+  limit: integer('limit', `page size, 1-${MAX_PAGE} (default ${DEFAULT_PAGE})`),
+  before: integer('before', "the previous page's nextBefore"),
+};
+
+export const outboxQuerySchema = z.strictObject({
+  status: param('status', 'comma-separated: pending, sent, dead', 'pending,dead'),
+  type: param('type', 'message type, exact'),
+  key: param('key', 'business key, exact'),
+  topic: param('topic', 'topic, exact'),
+  error: param('error', 'substring of the last error, case-insensitive'),
+  from: param('from', `created at or after (${TIME})`),
+  to: param('to', `created before (${TIME})`),
+  ...page,
+});
+
+export const deadLetterQuerySchema = z.strictObject({
+  status: param('status', 'comma-separated: pending, replaying, resolved, ignored, dead', 'pending,dead'),
+  type: param('type', 'message type, exact'),
+  key: param('key', 'business key, exact'),
+  group: param('group', 'consumer group, exact'),
+  error: param('error', 'substring of the last error, case-insensitive'),
+  poison: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .transform((v) => v === 'true')
+    .optional()
+    .openapi({ param: { name: 'poison', in: 'query' }, description: 'only undecodable messages (or only decodable)' }),
+  from: param('from', `created at or after (${TIME})`),
+  to: param('to', `created before (${TIME})`),
+  ...page,
+});
+
+export const auditQuerySchema = z.strictObject({
+  actor: param('actor', 'token name, exact'),
+  action: param('action', 'e.g. dlq.replay', 'dlq.ignore'),
+  target: param('target', 'e.g. dlq:42 or outbox:<messageId>'),
+  from: param('from', `at or after (${TIME})`),
+  to: param('to', `before (${TIME})`),
+  ...page,
+});
+
+export const jobsQuerySchema = z.strictObject(page);
+
+/** Splits a parsed query into the service's filter and page, dropping absent keys. */
+export function splitQuery<Q extends { limit?: number; before?: number }>(
+  query: Q,
+): { filter: Omit<Q, 'limit' | 'before'>; page: { limit?: number; before?: number } } {
+  const { limit, before, ...rest } = query;
+  const filter = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<
+    Q,
+    'limit' | 'before'
+  >;
+  return { filter, page: { ...(limit !== undefined ? { limit } : {}), ...(before !== undefined ? { before } : {}) } };
+}
+
+/** Runs a list call, renaming the service's `filter.x` / `page.x` issues to the query keys the client sent. */
+export async function asQuery<T>(list: () => Promise<T>): Promise<T> {
+  try {
+    return await list();
+  } catch (err) {
+    if (!(err instanceof InvalidInputError)) throw err;
+    throw new InvalidInputError(err.issues.map((i) => ({ ...i, path: i.path.replace(/^(filter|page)\b/, 'query') })));
+  }
+}
