@@ -1,85 +1,67 @@
-import { parseArgs } from 'node:util';
-import { describeError, SuretyError } from '../core/errors.js';
-import { openOutboxStore, redact } from '../stores/open-store.js';
+import { CommanderError } from 'commander';
+import { EXIT, exitFor } from './cli-errors.js';
+import type { CliIo } from './io.js';
+import { createProgram } from './program.js';
 
-const USAGE = `Usage: surety <command> [options]
+export interface MainOptions {
+  /** Default: process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Show progress bars. Default: whether `err` is a terminal. */
+  readonly isTTY?: boolean;
+}
 
-Commands:
-  migrate     Create or upgrade Surety's tables (idempotent)
-
-Options:
-  --database <url>      postgres://…, mysql://…, mariadb://… or sqlite:<path>  (env SURETY_DATABASE_URL)
-  --schema <name>       PostgreSQL schema (default: the search path)
-  --table-prefix <p>    Table prefix (default: surety_)
-  --json                Machine-readable output
-  -h, --help            Show this help
-`;
-
-/** Exit codes: 0 done, 1 failed, 2 bad usage. */
+/**
+ * Runs `surety <command>` and resolves with its exit code: 0 done, 1 could not be done, 2 bad
+ * usage or config (nothing changed); `doctor` adds 3 (warnings) and 4 (a failure found).
+ * @example
+ * process.exitCode = await main(process.argv.slice(2));
+ */
 export async function main(
   argv: string[],
   out: Pick<NodeJS.WritableStream, 'write'> = process.stdout,
   err: Pick<NodeJS.WritableStream, 'write'> = process.stderr,
+  options: MainOptions = {},
 ): Promise<number> {
-  let parsed;
+  const io: CliIo = {
+    out,
+    err,
+    isTTY: options.isTTY ?? Boolean((err as { isTTY?: boolean }).isTTY),
+    env: options.env ?? process.env,
+  };
+  const state = { exitCode: EXIT.ok as number };
+  const errors: string[] = [];
+  const program = createProgram(io, state, errors);
+  if (argv.length === 0) {
+    err.write(program.helpInformation());
+    return EXIT.usage;
+  }
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        database: { type: 'string' },
-        schema: { type: 'string' },
-        'table-prefix': { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
+    await program.parseAsync(argv, { from: 'user' });
+    return state.exitCode;
   } catch (e) {
-    err.write(`surety: ${(e as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  const command = positionals[0];
-  if (values.help || !command) {
-    (values.help ? out : err).write(USAGE);
-    return values.help ? 0 : 2;
-  }
-  if (command !== 'migrate') {
-    err.write(`surety: unknown command "${command}" (allowed: migrate)\n`);
-    return 2;
-  }
-  const url = values.database ?? process.env.SURETY_DATABASE_URL;
-  if (!url) {
-    err.write('surety: missing --database <url> (or SURETY_DATABASE_URL)\n');
-    return 2;
-  }
-  try {
-    const store = await openOutboxStore({
-      url,
-      ...(values.schema ? { schema: values.schema } : {}),
-      ...(values['table-prefix'] ? { tablePrefix: values['table-prefix'] } : {}),
-    });
-    try {
-      await store.migrate();
-    } finally {
-      await store.close();
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return EXIT.ok;
+      // A command group without its subcommand: commander has printed the group's help.
+      if (e.code === 'commander.help') return EXIT.usage;
+      err.write(`surety: ${commanderMessage(e, errors, program.commands, argv)}\n`);
+      return EXIT.usage;
     }
-    const result = {
-      command: 'migrate',
-      database: redact(url),
-      dialect: store.dialect,
-      table: store.outboxTable,
-      ok: true,
-    };
-    out.write(
-      values.json
-        ? `${JSON.stringify(result)}\n`
-        : `migrated ${store.dialect} (${redact(url)}): ${store.outboxTable} is up to date\n`,
-    );
-    return 0;
-  } catch (e) {
-    const usage = e instanceof SuretyError && e.code === 'SURETY_INVALID_OPTION';
-    err.write(`surety: ${describeError(e)}\n`);
-    return usage ? 2 : 1;
+    const { code, message } = exitFor(e);
+    err.write(`surety: ${message}\n`);
+    return code;
   }
+}
+
+function commanderMessage(
+  e: CommanderError,
+  printed: readonly string[],
+  commands: readonly { name(): string; commands: readonly { name(): string }[] }[],
+  argv: readonly string[],
+): string {
+  const text = (printed.at(-1) ?? e.message).replace(/^error: /, '');
+  if (e.code !== 'commander.unknownCommand') return text;
+  const name = /unknown command '([^']*)'/.exec(text)?.[1] ?? '';
+  const group = commands.find((c) => c.name() === argv[0]);
+  const allowed = (group && group.name() !== name ? group.commands : commands).map((c) => c.name());
+  return `unknown command "${name}" (allowed: ${allowed.join(', ')})`;
 }

@@ -13,3 +13,4 @@ export {
 } from './topology.js';
 export type { QueueInspection } from './inspect-queue.js';
 export type { AmqpTopologyChannel } from './driver.js';
+export { createRabbitMqQueueProbe, type RabbitMqQueueProbeOptions } from './queue-probe.js';

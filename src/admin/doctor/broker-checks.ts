@@ -1,0 +1,148 @@
+import { describeError } from '../../core/errors.js';
+import type { BrokerProbe, QueueState } from '../../ports/broker-probe.js';
+import { count, plural } from './format.js';
+import type { DoctorThresholds } from './thresholds.js';
+import type { DoctorCheck, DoctorFacts } from './types.js';
+
+const place = 'broker' as const;
+
+/** Each known queue's counts and consumers, then risky settings. */
+export async function brokerChecks(
+  probe: BrokerProbe | undefined,
+  queues: readonly string[],
+  facts: Required<DoctorFacts>,
+  t: DoctorThresholds,
+): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [];
+  if (!facts.persistentPublishing) {
+    checks.push({
+      id: 'broker.persistence',
+      place,
+      level: 'warn',
+      message:
+        'publishing is not persistent (transport.persistent is false) — queued messages are lost when the broker restarts',
+      facts: { persistentPublishing: false },
+      nextStep: 'publish persistent messages (set transport.persistent to true)',
+    });
+  }
+  if (!probe) return checks;
+  if (queues.length === 0) {
+    checks.push({
+      id: 'broker.queues',
+      place,
+      level: 'warn',
+      message: `no queue is configured, so ${probe.broker} is not checked`,
+      facts: { broker: probe.broker },
+      nextStep: "list the consumers' queues in transport.queues",
+    });
+    return checks;
+  }
+  for (const name of queues) {
+    let state: QueueState;
+    try {
+      state = await probe.inspect(name);
+    } catch (err) {
+      checks.push({
+        id: 'broker.connection',
+        place,
+        level: 'fail',
+        message: `cannot reach ${probe.broker} at ${probe.address}: ${describeError(err)}`,
+        facts: { broker: probe.broker, address: probe.address, error: describeError(err) },
+        nextStep: `check that ${probe.broker} is running and reachable from here`,
+      });
+      return checks;
+    }
+    checks.push(queueCheck(state, t));
+    if (state.exists) checks.push(...riskChecks(state, facts));
+  }
+  return checks;
+}
+
+function queueCheck(q: QueueState, t: DoctorThresholds): DoctorCheck {
+  const facts = {
+    queue: q.name,
+    exists: q.exists,
+    ready: q.ready,
+    unacked: q.unacked,
+    consumers: q.consumers,
+    durable: q.durable,
+    type: q.type,
+    arguments: q.arguments,
+    source: q.source,
+  };
+  const base = { id: 'broker.queue', place, facts };
+  if (!q.exists) {
+    return {
+      ...base,
+      level: 'fail',
+      message: `${q.name} does not exist — messages routed to it are dropped or returned unroutable`,
+      nextStep: `declare ${q.name} and bind it (the consumer's transport topology does this on start)`,
+    };
+  }
+  const unacked = q.unacked === null ? '' : `, ${count(q.unacked)} unacked`;
+  if (q.consumers === 0 && q.ready > 0) {
+    return {
+      ...base,
+      level: 'fail',
+      message: `${q.name} has ${count(q.ready)} ready and 0 consumers — the consumer is down`,
+      nextStep: `start the consumer of ${q.name}, then watch its ready count fall (\`surety doctor\` again)`,
+    };
+  }
+  if (q.consumers === 0) {
+    return {
+      ...base,
+      level: 'warn',
+      message: `${q.name} has no consumer — new messages will wait there`,
+      nextStep: `start the consumer of ${q.name}`,
+    };
+  }
+  if (q.ready >= t.queueBacklogWarn) {
+    return {
+      ...base,
+      level: 'warn',
+      message: `${q.name} has ${count(q.ready)} ready with ${plural(q.consumers, 'consumer')} — the consumers are falling behind`,
+      nextStep: 'add consumer capacity (parallelism, prefetch, instances) or check what slows the handler',
+    };
+  }
+  return {
+    ...base,
+    level: 'ok',
+    message: `${q.name}: ${count(q.ready)} ready${unacked}, ${plural(q.consumers, 'consumer')}`,
+  };
+}
+
+function riskChecks(q: QueueState, facts: Required<DoctorFacts>): DoctorCheck[] {
+  const out: DoctorCheck[] = [];
+  if (q.durable === false) {
+    out.push({
+      id: 'broker.durability',
+      place,
+      level: 'warn',
+      message: `${q.name} is not durable — it and its messages are lost when the broker restarts`,
+      facts: { queue: q.name, durable: false },
+      nextStep: `recreate ${q.name} as a durable quorum queue (delete it when it is empty, then let the topology declare it)`,
+    });
+  }
+  const limit = q.arguments?.['x-delivery-limit'];
+  if (q.type === 'quorum' && typeof limit === 'number' && facts.retryStrategy === 'dead-letter-table') {
+    out.push({
+      id: 'broker.delivery-limit',
+      place,
+      level: 'warn',
+      message: `${q.name} is a quorum queue with x-delivery-limit ${limit}: after ${plural(limit, 'redelivery', 'redeliveries')} (a consumer crashing or its database down) the broker drops or dead-letters the message itself, overriding the dead-letter table's retry policy`,
+      facts: { queue: q.name, deliveryLimit: limit, retryStrategy: facts.retryStrategy },
+      nextStep: `remove x-delivery-limit from ${q.name} (or raise it far above any outage), so failures reach Surety's dead-letter table`,
+    });
+  }
+  if (q.type === 'quorum' && limit === undefined && q.arguments !== null && facts.retryStrategy === 'broker') {
+    out.push({
+      id: 'broker.delivery-limit',
+      place,
+      level: 'warn',
+      message: `${q.name} has no x-delivery-limit while the consumers use the broker retry strategy — a message that always fails is redelivered forever`,
+      facts: { queue: q.name, deliveryLimit: null, retryStrategy: facts.retryStrategy },
+      nextStep: `declare ${q.name} with a delivery limit and a dead-letter exchange`,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,16 @@
+/** The doctor: where a message is stuck — producer, broker or consumer — and what to do next. */
+export { runDoctor } from './run-doctor.js';
+export { verdictOf, worstLevel } from './verdict.js';
+export { doctorThresholdsSchema, resolveThresholds } from './thresholds.js';
+export type { DoctorThresholds, DoctorThresholdsInput } from './thresholds.js';
+export type {
+  DoctorCheck,
+  DoctorFacts,
+  DoctorInput,
+  DoctorLevel,
+  DoctorPlace,
+  DoctorReport,
+  DoctorStore,
+  DoctorVerdict,
+} from './types.js';
+export type { BrokerProbe, QueueState } from '../../ports/broker-probe.js';

@@ -1,0 +1,62 @@
+import type { Command } from 'commander';
+import type { DoctorCheck, DoctorReport } from '../../admin/doctor/index.js';
+import { EXIT, UsageError } from '../cli-errors.js';
+import { loadCliConfig, openStore, withCommonOptions, type CommonOptions } from '../context.js';
+import { createDoctorRunner } from '../doctor-runner.js';
+import { writeJson, type CliIo } from '../io.js';
+import type { CommandState } from './state.js';
+
+const MARK: Record<DoctorCheck['level'], string> = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL' };
+
+/** `surety doctor`: exit 0 healthy, 3 warnings, 4 a failure found, 1 when it could not run. */
+export function registerDoctor(program: Command, io: CliIo, state: CommandState): void {
+  withCommonOptions(
+    program
+      .command('doctor')
+      .description('check producer, broker and consumer; end with a verdict and the next step')
+      .addHelpText(
+        'after',
+        '\nExit codes: 0 healthy, 3 warnings, 4 a failure found, 1 the doctor could not run, 2 bad usage.',
+      ),
+  )
+    .option('--queue <name...>', 'also check these queues (besides transport.queues)')
+    .action(async (o: CommonOptions & { queue?: string[] }) => {
+      for (const q of o.queue ?? []) if (!q.trim()) throw new UsageError('--queue must not be empty');
+      const { config } = await loadCliConfig(o, io);
+      const store = await openStore(config);
+      try {
+        const doctor = await createDoctorRunner(config, store, o.queue ?? []);
+        try {
+          const report = await doctor.run();
+          if (o.json) writeJson(io, report);
+          else io.out.write(renderReport(report));
+          state.exitCode =
+            report.verdict.level === 'fail' ? EXIT.doctorFail : report.verdict.level === 'warn' ? EXIT.doctorWarn : 0;
+        } finally {
+          await doctor.close();
+        }
+      } finally {
+        await store.close();
+      }
+    });
+}
+
+/** Checks grouped by place, then the verdict. */
+export function renderReport(report: DoctorReport): string {
+  const lines: string[] = [];
+  for (const place of ['producer', 'broker', 'consumer'] as const) {
+    const checks = report.checks.filter((c) => c.place === place);
+    if (checks.length === 0) {
+      lines.push(place, '  (not checked: no broker configured)', '');
+      continue;
+    }
+    lines.push(place);
+    for (const c of checks) {
+      lines.push(`  ${MARK[c.level]}  ${c.message}`);
+      if (c.nextStep && c.level !== 'ok') lines.push(`        next: ${c.nextStep}`);
+    }
+    lines.push('');
+  }
+  lines.push(`verdict: ${report.verdict.message}`, `next step: ${report.verdict.nextStep}`, '');
+  return lines.join('\n');
+}

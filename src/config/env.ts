@@ -1,0 +1,112 @@
+/** How an environment variable's text becomes a config value. */
+type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'list' | 'tokens';
+
+export interface EnvVariable {
+  readonly name: string;
+  /** Dotted config path it sets. */
+  readonly path: string;
+  readonly kind: Kind;
+  readonly description: string;
+}
+
+/**
+ * Environment variables, applied over the config file (the environment wins). Documented in
+ * docs/configuration.md and `surety --help`.
+ */
+export const ENV_VARIABLES: readonly EnvVariable[] = [
+  { name: 'SURETY_DATABASE_URL', path: 'database.url', kind: 'string', description: 'database URL' },
+  { name: 'SURETY_TABLE_PREFIX', path: 'database.tablePrefix', kind: 'string', description: 'table prefix' },
+  { name: 'SURETY_DATABASE_SCHEMA', path: 'database.schema', kind: 'string', description: 'PostgreSQL schema' },
+  { name: 'SURETY_TRANSPORT', path: 'transport.kind', kind: 'string', description: 'rabbitmq or embedded' },
+  { name: 'SURETY_AMQP_URL', path: 'transport.url', kind: 'string', description: 'RabbitMQ URL' },
+  {
+    name: 'SURETY_AMQP_MANAGEMENT_URL',
+    path: 'transport.managementUrl',
+    kind: 'string',
+    description: 'RabbitMQ management API URL',
+  },
+  { name: 'SURETY_LOG_PATH', path: 'transport.path', kind: 'string', description: 'embedded log file' },
+  { name: 'SURETY_QUEUES', path: 'transport.queues', kind: 'list', description: 'comma-separated queue names' },
+  { name: 'SURETY_RELAY_ENABLED', path: 'relay.enabled', kind: 'boolean', description: 'run the relay (start)' },
+  {
+    name: 'SURETY_REPLAYER_ENABLED',
+    path: 'replayer.enabled',
+    kind: 'boolean',
+    description: 'run the replayer (start)',
+  },
+  { name: 'SURETY_REPLAYER_MODULE', path: 'replayer.module', kind: 'string', description: 'consumer module' },
+  {
+    name: 'SURETY_CONSOLE_ENABLED',
+    path: 'console.enabled',
+    kind: 'boolean',
+    description: 'serve the console (start)',
+  },
+  { name: 'SURETY_CONSOLE_HOST', path: 'console.host', kind: 'string', description: 'console listen address' },
+  { name: 'SURETY_CONSOLE_PORT', path: 'console.port', kind: 'integer', description: 'console port' },
+  {
+    name: 'SURETY_SESSION_SECRET',
+    path: 'console.sessionSecret',
+    kind: 'string',
+    description: 'session cookie key (32+ characters)',
+  },
+  {
+    name: 'SURETY_TOKENS',
+    path: 'console.tokens',
+    kind: 'tokens',
+    description: 'comma-separated name:role:token (or name:role:sha256=<hex>)',
+  },
+];
+
+/**
+ * Parses one variable. A value of the wrong shape is passed on as text, so the schema refuses it
+ * with the same message a file would get.
+ */
+function convert(kind: Kind, raw: string): unknown {
+  const text = raw.trim();
+  switch (kind) {
+    case 'integer':
+    case 'number':
+      return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+    case 'boolean':
+      return /^(true|1|yes|on)$/i.test(text) ? true : /^(false|0|no|off)$/i.test(text) ? false : text;
+    case 'list':
+      return text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+    case 'tokens':
+      return text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .map((entry) => {
+          const [name = '', role = '', ...rest] = entry.split(':');
+          const secret = rest.join(':');
+          return secret.startsWith('sha256=') ? { name, role, sha256: secret.slice(7) } : { name, role, token: secret };
+        });
+    default:
+      return text;
+  }
+}
+
+/** Writes the set variables into `target` (a parsed config file). Returns path -> variable name. */
+export function applyEnvironment(
+  target: Record<string, unknown>,
+  env: Readonly<Record<string, string | undefined>>,
+): Map<string, string> {
+  const sources = new Map<string, string>();
+  for (const v of ENV_VARIABLES) {
+    const raw = env[v.name];
+    if (raw === undefined || raw.trim() === '') continue;
+    const keys = v.path.split('.');
+    let node = target;
+    for (const key of keys.slice(0, -1)) {
+      const next = node[key];
+      if (next === null || typeof next !== 'object' || Array.isArray(next)) node[key] = {};
+      node = node[key] as Record<string, unknown>;
+    }
+    node[keys.at(-1)!] = convert(v.kind, raw);
+    sources.set(v.path, v.name);
+  }
+  return sources;
+}

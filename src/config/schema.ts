@@ -1,0 +1,170 @@
+import { z } from 'zod';
+import { tokenConfigSchema } from '../admin/auth/token-set.js';
+import { redact } from '../stores/open-store.js';
+import { duration } from './duration.js';
+
+const name = (what: string) =>
+  z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, { error: `must be a ${what}: letters, digits and _` });
+const positive = z.number().int().min(1);
+
+const database = z.strictObject(
+  {
+    /** `postgres://…`, `mysql://…`, `mariadb://…` or `sqlite:<path>`. */
+    url: z
+      .string({ error: 'is required (database.url, SURETY_DATABASE_URL or --database)' })
+      .superRefine((url, ctx) => {
+        if (!/^(postgres|postgresql|mysql|mariadb|sqlite):/i.test(url))
+          ctx.addIssue({
+            code: 'custom',
+            message: `unsupported URL "${redact(url)}": use postgres://, mysql://, mariadb:// or sqlite:<path>`,
+          });
+      }),
+    tablePrefix: name('table prefix').default('surety_'),
+    /** PostgreSQL schema. */
+    schema: name('schema name').optional(),
+  },
+  {
+    error: (iss) =>
+      iss.input === undefined ? 'is required: set database.url, SURETY_DATABASE_URL or --database' : undefined,
+  },
+);
+
+const transport = z
+  .strictObject({
+    kind: z.enum(['rabbitmq', 'embedded']),
+    /** RabbitMQ: `amqp://user:pass@host:5672/vhost`. */
+    url: z
+      .string()
+      .regex(/^amqps?:\/\//, { error: 'must start with amqp:// or amqps://' })
+      .optional(),
+    /** RabbitMQ: the exchange topics are published to. */
+    exchange: z.string().min(1).default('surety'),
+    /** RabbitMQ management API, for unacked counts and policies in `surety doctor`. */
+    managementUrl: z
+      .string()
+      .regex(/^https?:\/\//, { error: 'must start with http:// or https://' })
+      .optional(),
+    /** Embedded: the log file. */
+    path: z.string().min(1).optional(),
+    /** The consumers' queues, checked by `surety doctor`. */
+    queues: z.array(z.string().min(1)).default([]),
+    /** Whether producers publish persistent messages (Surety's relay always does). */
+    persistent: z.boolean().default(true),
+  })
+  .superRefine((t, ctx) => {
+    const require = (key: 'url' | 'path', why: string) =>
+      t[key] === undefined && ctx.addIssue({ code: 'custom', path: [key], message: why });
+    const refuse = (key: 'url' | 'path' | 'managementUrl') =>
+      t[key] !== undefined && ctx.addIssue({ code: 'custom', path: [key], message: `is not used by kind "${t.kind}"` });
+    if (t.kind === 'rabbitmq') {
+      require('url', 'is required for kind "rabbitmq" (amqp://user:pass@host:5672/vhost)');
+      refuse('path');
+    } else {
+      require('path', 'is required for kind "embedded" (the log file)');
+      refuse('url');
+      refuse('managementUrl');
+    }
+  });
+
+const relay = z.strictObject({
+  enabled: z.boolean().default(true),
+  relayId: z.string().min(1).max(64).optional(),
+  batchSize: positive.optional(),
+  maxInFlight: positive.optional(),
+  pollIntervalMs: duration(1).optional(),
+  leaseMs: duration(100).optional(),
+  maxAttempts: positive.optional(),
+  ordered: z.boolean().optional(),
+  /** How often the relay writes its heartbeat row (the doctor reads it). */
+  heartbeatMs: duration(100).optional(),
+});
+
+const replayer = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    /** Module exporting the consumer(s) to replay through; relative to the config file. */
+    module: z.string().min(1).optional(),
+    ratePerSecond: z.number().positive().default(100),
+    intervalMs: duration(10).optional(),
+    batchSize: positive.optional(),
+    leaseMs: duration(100).optional(),
+  })
+  .superRefine((r, ctx) => {
+    if (r.enabled && r.module === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['module'],
+        message: 'is required when replayer.enabled is true (a module exporting your Consumer)',
+      });
+  });
+
+const consoleSection = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.number().int().min(0).max(65_535).default(8080),
+    basePath: z
+      .string()
+      .regex(/^\/([A-Za-z0-9._~-]+\/?)*$/, { error: 'must be a path starting with /, e.g. /surety' })
+      .default('/'),
+    /** Mark the session cookie Secure (when a TLS proxy serves the console). */
+    cookieSecure: z.boolean().default(false),
+    /** Other origins the console is reached under, e.g. behind a proxy. */
+    allowedOrigins: z.array(z.url({ error: 'must be an origin like https://ops.example.com' })).default([]),
+    /** HMAC key of session cookies, shared by instances behind one load balancer (at least 32 characters). */
+    sessionSecret: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
+    /** Allow "edit then replay" of a dead letter's payload. */
+    allowEdit: z.boolean().default(false),
+    tokens: z.array(tokenConfigSchema).default([]),
+    /** Replaying a message whose inbox record is older than this warns that the handler may run again. */
+    inboxWindowMs: duration(0).default(7 * 86_400_000),
+  })
+  .superRefine((c, ctx) => {
+    if (c.enabled && c.tokens.length === 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tokens'],
+        message: 'at least one token is required when console.enabled is true',
+      });
+    const names = new Set<string>();
+    c.tokens.forEach((t, i) => {
+      if (names.has(t.name))
+        ctx.addIssue({ code: 'custom', path: ['tokens', i, 'name'], message: `"${t.name}" is used twice` });
+      names.add(t.name);
+    });
+  });
+
+const doctor = z.strictObject({
+  /** The consumers' retry engine, for the delivery-limit check. */
+  retryStrategy: z.enum(['dead-letter-table', 'broker']).default('dead-letter-table'),
+  pendingAgeWarnMs: duration().optional(),
+  pendingAgeFailMs: duration().optional(),
+  relayStaleMs: duration().optional(),
+  queueBacklogWarn: positive.optional(),
+  failureWindowMs: duration(1_000).optional(),
+  failingMinCount: positive.optional(),
+});
+
+/** The whole file; every section but `database` is optional. Unknown keys are refused. */
+export const configSchema = z.strictObject({
+  database,
+  transport: transport.optional(),
+  relay: relay.default({ enabled: true }),
+  replayer: replayer.default({ enabled: false, ratePerSecond: 100 }),
+  console: consoleSection.default({
+    enabled: false,
+    host: '127.0.0.1',
+    port: 8080,
+    basePath: '/',
+    cookieSecure: false,
+    allowedOrigins: [],
+    allowEdit: false,
+    tokens: [],
+    inboxWindowMs: 7 * 86_400_000,
+  }),
+  doctor: doctor.default({ retryStrategy: 'dead-letter-table' }),
+});
+
+export type SuretyConfig = z.output<typeof configSchema>;
+export type SuretyConfigInput = z.input<typeof configSchema>;
+export type TokenConfig = SuretyConfig['console']['tokens'][number];

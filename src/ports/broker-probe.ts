@@ -1,0 +1,32 @@
+/**
+ * Read-only view of a broker's queues, for diagnostics. A probe never creates, changes or consumes
+ * anything: it asks the broker what it holds. Figures the broker cannot tell are null.
+ */
+export interface QueueState {
+  readonly name: string;
+  /** False when the broker has no such queue (the counts are then 0). */
+  readonly exists: boolean;
+  /** Messages waiting for a consumer. */
+  readonly ready: number;
+  /** Delivered, not yet acknowledged; null when only a passive declare was possible. */
+  readonly unacked: number | null;
+  readonly consumers: number;
+  /** Null when the broker would not say (e.g. an exclusive queue of another connection). */
+  readonly durable: boolean | null;
+  /** `classic`, `quorum`, `stream`, `log` (the embedded log), or null when unknown. */
+  readonly type: string | null;
+  /** The queue's `x-` arguments as far as they could be learnt, or null. */
+  readonly arguments: Readonly<Record<string, unknown>> | null;
+  /** Where the figures came from. */
+  readonly source: 'amqp' | 'management' | 'log';
+}
+
+export interface BrokerProbe {
+  /** Broker name for messages, e.g. `rabbitmq`. */
+  readonly broker: string;
+  /** Where the broker is, without credentials (for messages). */
+  readonly address: string;
+  /** One queue's state. Rejects when the broker cannot be reached. */
+  inspect(queue: string): Promise<QueueState>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,96 @@
+import { SuretyError } from '../../core/errors.js';
+import type { QueueState } from '../../ports/broker-probe.js';
+
+/** The fields Surety reads from the management API's `GET /api/queues/{vhost}/{name}`. */
+interface ManagementQueue {
+  readonly durable?: boolean;
+  readonly type?: string;
+  readonly arguments?: Record<string, unknown>;
+  readonly effective_policy_definition?: Record<string, unknown> | [];
+  readonly messages_ready?: number;
+  readonly messages_unacknowledged?: number;
+  readonly consumers?: number;
+}
+
+export interface ManagementTarget {
+  /** Base URL without credentials, e.g. `http://localhost:15672`. */
+  readonly base: string;
+  /** `Basic ...` header value. */
+  readonly authorization: string;
+  readonly vhost: string;
+}
+
+/**
+ * Where the management API is and how to log in: credentials from `managementUrl`, else those of
+ * the AMQP URL; the vhost from the AMQP URL.
+ */
+export function managementTarget(managementUrl: string, amqpUrl: string): ManagementTarget {
+  const m = new URL(managementUrl);
+  const a = new URL(amqpUrl);
+  const user = decodeURIComponent(m.username || a.username || 'guest');
+  const pass = decodeURIComponent(m.password || a.password || 'guest');
+  const path = a.pathname.replace(/^\//, '');
+  m.username = '';
+  m.password = '';
+  return {
+    base: m.toString().replace(/\/+$/, ''),
+    authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`,
+    vhost: path ? decodeURIComponent(path) : '/',
+  };
+}
+
+/** One queue from the management API; a 404 is a missing queue. */
+export async function fetchQueueState(target: ManagementTarget, name: string, timeoutMs: number): Promise<QueueState> {
+  const url = `${target.base}/api/queues/${encodeURIComponent(target.vhost)}/${encodeURIComponent(name)}`;
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      headers: { authorization: target.authorization, accept: 'application/json' },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (err) {
+    throw new SuretyError('SURETY_CONNECTION_LOST', `management API at ${target.base} did not answer`, { cause: err });
+  }
+  if (res.status === 404) {
+    await res.body?.cancel();
+    return missingQueue(name, 'management');
+  }
+  if (!res.ok) {
+    await res.body?.cancel();
+    throw new SuretyError(
+      'SURETY_CONNECTION_LOST',
+      `management API at ${target.base} answered ${res.status} for queue "${name}"${res.status === 401 ? ' (check the credentials)' : ''}`,
+    );
+  }
+  const q = (await res.json()) as ManagementQueue;
+  const policy = Array.isArray(q.effective_policy_definition) ? {} : (q.effective_policy_definition ?? {});
+  const args: Record<string, unknown> = { ...(q.arguments ?? {}) };
+  // A policy's delivery limit counts as much as a declared one.
+  if (args['x-delivery-limit'] === undefined && typeof policy['delivery-limit'] === 'number')
+    args['x-delivery-limit'] = policy['delivery-limit'];
+  return {
+    name,
+    exists: true,
+    ready: q.messages_ready ?? 0,
+    unacked: q.messages_unacknowledged ?? 0,
+    consumers: q.consumers ?? 0,
+    durable: q.durable ?? null,
+    type: q.type ?? (typeof args['x-queue-type'] === 'string' ? args['x-queue-type'] : 'classic'),
+    arguments: args,
+    source: 'management',
+  };
+}
+
+export function missingQueue(name: string, source: QueueState['source']): QueueState {
+  return {
+    name,
+    exists: false,
+    ready: 0,
+    unacked: null,
+    consumers: 0,
+    durable: null,
+    type: null,
+    arguments: null,
+    source,
+  };
+}

@@ -1,0 +1,175 @@
+import amqp from 'amqplib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDoctor } from '../../src/admin/doctor/index.js';
+import { createRabbitMqQueueProbe } from '../../src/transports/rabbitmq/index.js';
+import { makeSqliteFixture } from '../stores/sqlite-fixture.js';
+import { ManagementStub } from '../support/doctor-management-stub.js';
+import { testEnv, uniqueName } from '../support/env.js';
+import { waitFor } from '../support/wait.js';
+
+describe('RabbitMQ queue probe over AMQP (no management plugin)', () => {
+  let conn: amqp.ChannelModel;
+  let ch: amqp.Channel;
+  const probe = createRabbitMqQueueProbe({ url: testEnv.amqpUrl });
+  const q = {
+    quorum: uniqueName('pq_quorum'),
+    classic: uniqueName('pq_classic'),
+    transient: uniqueName('pq_transient'),
+  };
+
+  beforeAll(async () => {
+    conn = await amqp.connect(testEnv.amqpUrl);
+    ch = await conn.createChannel();
+    await ch.assertQueue(q.quorum, {
+      durable: true,
+      arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': 7, 'x-overflow': 'reject-publish' },
+    });
+    await ch.assertQueue(q.classic, { durable: true, arguments: { 'x-max-length': 1_000, 'x-message-ttl': 60_000 } });
+    await ch.assertQueue(q.transient, { durable: false, autoDelete: true });
+  });
+  afterAll(async () => {
+    await probe.close();
+    for (const name of Object.values(q)) await ch.deleteQueue(name).catch(() => undefined);
+    await conn.close();
+  });
+
+  it('reads ready and consumer counts, durability, type and arguments', async () => {
+    for (let i = 0; i < 3; i++) ch.sendToQueue(q.quorum, Buffer.from(`m${i}`), { persistent: true });
+    const consumerChannel = await conn.createChannel();
+    await consumerChannel.consume(q.classic, () => undefined);
+    await waitFor('3 ready', async () => (await ch.checkQueue(q.quorum)).messageCount === 3);
+
+    await expect(probe.inspect(q.quorum)).resolves.toEqual({
+      name: q.quorum,
+      exists: true,
+      ready: 3,
+      unacked: null,
+      consumers: 0,
+      durable: true,
+      type: 'quorum',
+      arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': 7, 'x-overflow': 'reject-publish' },
+      source: 'amqp',
+    });
+    await expect(probe.inspect(q.classic)).resolves.toMatchObject({
+      consumers: 1,
+      durable: true,
+      type: 'classic',
+      arguments: { 'x-max-length': 1_000, 'x-message-ttl': 60_000 },
+    });
+    // auto-delete and not durable: both learnt, and the queue survives the probe (no consumer came and went).
+    await expect(probe.inspect(q.transient)).resolves.toMatchObject({ exists: true, durable: false, type: 'classic' });
+    await consumerChannel.close();
+  });
+
+  it('changes nothing: a missing queue stays missing, counts and arguments stay as they were', async () => {
+    const missing = uniqueName('pq_missing');
+    await expect(probe.inspect(missing)).resolves.toMatchObject({ exists: false, ready: 0, consumers: 0 });
+    const check = await conn.createChannel();
+    check.on('error', () => undefined);
+    await expect(check.checkQueue(missing)).rejects.toMatchObject({ code: 404 });
+    const before = await ch.checkQueue(q.quorum);
+    await probe.inspect(q.quorum);
+    expect(await ch.checkQueue(q.quorum)).toEqual(before);
+    // Re-declaring with the original arguments still succeeds: none was altered.
+    await ch.assertQueue(q.quorum, {
+      durable: true,
+      arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': 7, 'x-overflow': 'reject-publish' },
+    });
+  });
+
+  it('an unreachable broker is a broker failure in the report, not a crash', async () => {
+    const f = await makeSqliteFixture('probe_down');
+    const down = createRabbitMqQueueProbe({ url: 'amqp://guest:guest@127.0.0.1:1', timeoutMs: 2_000 });
+    try {
+      await expect(down.inspect('x')).rejects.toThrow();
+      const report = await runDoctor({ store: f.store, probe: down, knownQueues: ['billing'] });
+      expect(report.checks.find((c) => c.id === 'broker.connection')).toMatchObject({
+        level: 'fail',
+        message: expect.stringMatching(/^cannot reach rabbitmq at amqp:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/),
+      });
+    } finally {
+      await down.close();
+      await f.teardown();
+    }
+  });
+
+  it('refuses bad options with their name', () => {
+    expect(() => createRabbitMqQueueProbe({ url: 'http://x' })).toThrow(/invalid option "url"/);
+    expect(() => createRabbitMqQueueProbe({ url: testEnv.amqpUrl, managementUrl: 'ftp://x' })).toThrow(
+      /invalid option "managementUrl"/,
+    );
+  });
+});
+
+describe('RabbitMQ queue probe over the management API (local stub of its JSON)', () => {
+  let stub: ManagementStub;
+  beforeAll(async () => {
+    stub = await ManagementStub.start('monitor', 's3cret');
+    stub.put({
+      vhost: 'shop',
+      name: 'billing',
+      durable: true,
+      type: 'quorum',
+      arguments: { 'x-queue-type': 'quorum' },
+      messages_ready: 1_204,
+      messages_unacknowledged: 17,
+      consumers: 0,
+      effective_policy_definition: { 'delivery-limit': 3 },
+    });
+    stub.put({
+      vhost: 'shop',
+      name: 'audit.log',
+      durable: false,
+      type: 'classic',
+      arguments: {},
+      messages_ready: 0,
+      messages_unacknowledged: 0,
+      consumers: 2,
+    });
+  });
+  afterAll(() => stub.close());
+
+  it('reads unacked counts, durability and policies, with the credentials and vhost it was given', async () => {
+    const probe = createRabbitMqQueueProbe({
+      url: 'amqp://app:app-pw@127.0.0.1:5672/shop',
+      managementUrl: `http://monitor:s3cret@${stub.url.slice('http://'.length)}`,
+    });
+    await expect(probe.inspect('billing')).resolves.toEqual({
+      name: 'billing',
+      exists: true,
+      ready: 1_204,
+      unacked: 17,
+      consumers: 0,
+      durable: true,
+      type: 'quorum',
+      arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': 3 },
+      source: 'management',
+    });
+    await expect(probe.inspect('nope')).resolves.toMatchObject({ exists: false, source: 'management' });
+    expect(stub.requests.at(-2)!.path).toBe('/api/queues/shop/billing');
+    expect(probe.address).toBe(stub.url); // no credentials in messages
+
+    const f = await makeSqliteFixture('probe_mgmt');
+    try {
+      const report = await runDoctor({ store: f.store, probe, knownQueues: ['billing', 'audit.log'] });
+      expect(report.verdict.message).toBe('broker: billing has 1,204 ready and 0 consumers — the consumer is down');
+      expect(report.checks.find((c) => c.id === 'broker.delivery-limit')).toMatchObject({
+        facts: { deliveryLimit: 3 },
+      });
+      expect(report.checks.find((c) => c.id === 'broker.durability')).toMatchObject({ facts: { queue: 'audit.log' } });
+    } finally {
+      await f.teardown();
+      await probe.close();
+    }
+  });
+
+  it('falls back to the AMQP credentials, and reports a refused login', async () => {
+    const probe = createRabbitMqQueueProbe({
+      url: 'amqp://monitor:wrong@127.0.0.1:5672/shop',
+      managementUrl: stub.url,
+    });
+    await expect(probe.inspect('billing')).rejects.toThrow(/answered 401 .*check the credentials/);
+    const sent = stub.requests.at(-1)!.authorization!;
+    expect(Buffer.from(sent.replace('Basic ', ''), 'base64').toString()).toBe('monitor:wrong');
+  });
+});

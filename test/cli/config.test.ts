@@ -1,0 +1,189 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { runCli } from './cli-harness.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'surety-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+async function problem(options: Parameters<typeof loadConfig>[0]): Promise<string> {
+  const err = await loadConfig(options).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ConfigError);
+  return (err as ConfigError).message;
+}
+
+describe('config file and environment', () => {
+  it('reads YAML with defaults, durations, and paths relative to the file', async () => {
+    const path = file(
+      'surety.yaml',
+      `database:
+  url: sqlite:app.db
+transport:
+  kind: embedded
+  path: data/log.sqlite
+  queues: [billing]
+replayer:
+  enabled: true
+  module: ./consumers.js
+  ratePerSecond: 20
+console:
+  enabled: true
+  port: 0
+  tokens:
+    - { name: ops, role: operator, token: 0123456789abcdef-ops }
+doctor:
+  relayStaleMs: 2m
+  failureWindowMs: 15m
+`,
+    );
+    const { config, file: read } = await loadConfig({ file: path, env: {} });
+    expect(read).toBe(path);
+    expect(config).toMatchObject({
+      database: { url: 'sqlite:app.db', tablePrefix: 'surety_' },
+      transport: { kind: 'embedded', path: join(dir, 'data/log.sqlite'), queues: ['billing'], persistent: true },
+      relay: { enabled: true },
+      replayer: { enabled: true, module: join(dir, 'consumers.js'), ratePerSecond: 20 },
+      console: {
+        enabled: true,
+        host: '127.0.0.1',
+        port: 0,
+        basePath: '/',
+        allowEdit: false,
+        inboxWindowMs: 604_800_000,
+      },
+      doctor: { retryStrategy: 'dead-letter-table', relayStaleMs: 120_000, failureWindowMs: 900_000 },
+    });
+  });
+
+  it('reads JSON from SURETY_CONFIG; the environment overrides the file', async () => {
+    const path = file(
+      'surety.json',
+      JSON.stringify({ database: { url: 'sqlite:a.db' }, transport: { kind: 'rabbitmq', url: 'amqp://localhost' } }),
+    );
+    const { config } = await loadConfig({
+      env: {
+        SURETY_CONFIG: path,
+        SURETY_DATABASE_URL: 'postgres://u:p@db/app',
+        SURETY_AMQP_URL: 'amqp://broker:5672',
+        SURETY_QUEUES: 'billing, shipping',
+        SURETY_CONSOLE_ENABLED: 'true',
+        SURETY_CONSOLE_PORT: '9000',
+        SURETY_TOKENS: `ops:operator:${'o'.repeat(20)},view:viewer:sha256=${'ab'.repeat(32)}`,
+      },
+    });
+    expect(config.database.url).toBe('postgres://u:p@db/app');
+    expect(config.transport).toMatchObject({
+      kind: 'rabbitmq',
+      url: 'amqp://broker:5672',
+      queues: ['billing', 'shipping'],
+    });
+    expect(config.console).toMatchObject({
+      enabled: true,
+      port: 9000,
+      tokens: [
+        { name: 'ops', role: 'operator', token: 'o'.repeat(20) },
+        { name: 'view', role: 'viewer', sha256: 'ab'.repeat(32) },
+      ],
+    });
+  });
+
+  it('infers the transport kind from the environment alone', async () => {
+    const { config } = await loadConfig({ env: { SURETY_DATABASE_URL: 'sqlite:x.db', SURETY_LOG_PATH: 'log.sqlite' } });
+    expect(config.transport).toMatchObject({ kind: 'embedded', path: join(process.cwd(), 'log.sqlite') });
+  });
+
+  it('names the key path and the allowed values of every bad value', async () => {
+    const bad = file(
+      'bad.yaml',
+      `database: { url: "postgres://app:hunter2@db/app" }
+transport: { kind: kafka }
+consol: { enabled: true }
+console:
+  port: 70000
+  tokens: [{ name: ops, role: admin, token: short }]
+relay: { batchSize: 0 }
+doctor: { relayStaleMs: soon }
+`,
+    );
+    const message = await problem({ file: bad, env: {} });
+    expect(message.split('\n')).toEqual([
+      'config error at transport.kind: must be one of rabbitmq, embedded (got "kafka")',
+      'config error at relay.batchSize: must be at least 1 (got 0)',
+      'config error at console.port: must be at most 65535 (got 70000)',
+      'config error at console.tokens[0].role: must be one of viewer, operator (got "admin")',
+      'config error at console.tokens[0].token: must be at least 16 characters long',
+      'config error at doctor.relayStaleMs: must be a duration: milliseconds, or a number with ms, s, m, h or d (e.g. 30s, 15m, 7d) (got "soon")',
+      'config error at consol: unknown key; allowed: database, transport, relay, replayer, console, doctor',
+    ]);
+    expect(message).not.toContain('short'); // a secret is never echoed
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('says what a section needs, and which variable set a bad value', async () => {
+    expect(await problem({ env: {} })).toBe(
+      'config error at database: is required: set database.url, SURETY_DATABASE_URL or --database',
+    );
+    expect(await problem({ env: { SURETY_DATABASE_URL: 'oracle://u:pw@h/db' } })).toBe(
+      'config error at database.url (from SURETY_DATABASE_URL): unsupported URL "oracle://u:***@h/db": use postgres://, mysql://, mariadb:// or sqlite:<path>',
+    );
+    expect(
+      await problem({
+        env: { SURETY_DATABASE_URL: 'sqlite:x', SURETY_CONSOLE_PORT: 'eighty', SURETY_TRANSPORT: 'nats' },
+      }),
+    ).toBe(
+      [
+        'config error at transport.kind (from SURETY_TRANSPORT): must be one of rabbitmq, embedded (got "nats")',
+        'config error at console.port (from SURETY_CONSOLE_PORT): must be a number (got "eighty")',
+      ].join('\n'),
+    );
+    expect(
+      await problem({ env: { SURETY_DATABASE_URL: 'sqlite:x', SURETY_TRANSPORT: 'rabbitmq', SURETY_LOG_PATH: 'l' } }),
+    ).toBe(
+      [
+        'config error at transport.url: is required for kind "rabbitmq" (amqp://user:pass@host:5672/vhost)',
+        'config error at transport.path (from SURETY_LOG_PATH): is not used by kind "rabbitmq"',
+      ].join('\n'),
+    );
+    expect(await problem({ env: { SURETY_DATABASE_URL: 'sqlite:x', SURETY_CONSOLE_ENABLED: 'yes' } })).toBe(
+      'config error at console.tokens: at least one token is required when console.enabled is true',
+    );
+    expect(await problem({ env: { SURETY_DATABASE_URL: 'sqlite:x', SURETY_REPLAYER_ENABLED: 'true' } })).toBe(
+      'config error at replayer.module: is required when replayer.enabled is true (a module exporting your Consumer)',
+    );
+  });
+
+  it('refuses an unreadable or malformed file', async () => {
+    expect(await problem({ file: join(dir, 'missing.yaml'), env: {} })).toBe(
+      `config error at (file): cannot read ${join(dir, 'missing.yaml')}: no such file`,
+    );
+    expect(await problem({ file: file('broken.yaml', 'database: [unclosed\n'), env: {} })).toMatch(
+      /^config error at \(file\): .*broken\.yaml is not valid YAML: /,
+    );
+    expect(await problem({ file: file('broken.json', '{"database": '), env: {} })).toMatch(/is not valid JSON/);
+    expect(await problem({ file: file('list.yaml', '- a\n- b\n'), env: {} })).toMatch(
+      /must hold a mapping of sections/,
+    );
+  });
+
+  it('a bad config stops every command with exit code 2 before it touches anything', async () => {
+    const bad = file('cli-bad.yaml', 'database: { url: "sqlite::memory:" }\ntransport: { kind: kafka }\n');
+    for (const args of [['migrate'], ['doctor'], ['dlq', 'list'], ['outbox', 'list'], ['audit'], ['start']]) {
+      const res = await runCli([...args, '--config', bad]);
+      expect({ args, code: res.code }).toEqual({ args, code: 2 });
+      expect(res.err).toBe('surety: config error at transport.kind: must be one of rabbitmq, embedded (got "kafka")\n');
+    }
+    const viaEnv = await runCli(['dlq', 'list'], { SURETY_CONFIG: bad });
+    expect(viaEnv.code).toBe(2);
+  });
+});

@@ -1,0 +1,146 @@
+import { userInfo } from 'node:os';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cliFixtures, runCli, seed, snapshot, type CliFixture, type Seeded } from './cli-harness.js';
+
+describe.each(['sqlite', 'postgres'] as const)('surety dlq (%s)', (db) => {
+  let f: CliFixture;
+  let s: Seeded;
+  const dlq = (...args: string[]) => runCli(['dlq', ...args, ...f.dbArgs]);
+  const json = async (...args: string[]) => {
+    const res = await dlq(...args, '--json');
+    expect(res.code, res.err).toBe(0);
+    return JSON.parse(res.out);
+  };
+
+  beforeEach(async () => {
+    f = await cliFixtures[db]();
+    s = await seed(f.store);
+  });
+  afterEach(() => f.teardown());
+
+  it('lists with filters and pages, as a table and as JSON', async () => {
+    const table = await dlq('list');
+    expect(table.code, table.err).toBe(0);
+    const lines = table.out.trim().split('\n');
+    expect(lines[0]).toMatch(/^\s*ID\s+STATUS\s+GROUP\s+TYPE\s+KEY\s+ATTEMPTS\s+NEXT RETRY\s+UPDATED\s+ERROR$/);
+    expect(lines).toHaveLength(5);
+    expect(lines[1]).toContain('shipping'); // newest first
+
+    const billing = await json('list', '--group', 'billing', '--status', 'pending');
+    expect(billing.items.map((r: { id: number }) => r.id)).toEqual([s.dlq.billingB, s.dlq.billingA]);
+    expect((await json('list', '--error', 'ANSWERED 503')).items).toHaveLength(2);
+    expect((await json('list', '--type', 'invoice.issued')).items[0]).toMatchObject({ status: 'dead', key: 'inv-1' });
+    expect((await json('list', '--since', '1h')).items).toHaveLength(4);
+
+    const first = await json('list', '--limit', '3');
+    expect(first.items).toHaveLength(3);
+    const second = await json('list', '--limit', '3', '--before', String(first.nextBefore));
+    expect(second).toEqual({ items: [expect.objectContaining({ id: s.dlq.billingA })], nextBefore: null });
+    expect((await dlq('list', '--limit', '3')).out).toContain(`more: add --before ${first.nextBefore}`);
+    expect((await dlq('list', '--until', '2001-01-01')).out).toBe('no dead letter matches\n');
+  });
+
+  it('shows one dead letter with its body and history', async () => {
+    const res = await dlq('show', String(s.dlq.billingA));
+    expect(res.code, res.err).toBe(0);
+    expect(res.out).toMatch(/^status:\s+pending$/m);
+    expect(res.out).toMatch(/^group:\s+billing$/m);
+    expect(res.out).toMatch(/^last error:\s+Error: downstream answered 503$/m);
+    expect(res.out).toContain('"key":"order-1"');
+    expect(res.out).toMatch(/history:\n\s*AT\s+EVENT[\s\S]*failed/);
+    const row = await json('show', String(s.dlq.billingA));
+    expect(row).toMatchObject({
+      id: s.dlq.billingA,
+      group: 'billing',
+      history: [expect.objectContaining({ kind: 'failed' })],
+    });
+  });
+
+  it('replays and ignores by id, audited as cli:<os user>', async () => {
+    const replay = await dlq('replay', String(s.dlq.billingDead), '--reason', 'validation fixed');
+    expect(replay, replay.err).toMatchObject({
+      code: 0,
+      out: `dead letter ${s.dlq.billingDead}: due for replay now\n`,
+    });
+    const replayed = (await f.store.getDeadLetterById(s.dlq.billingDead))!;
+    expect(replayed.status).toBe('pending');
+    expect(replayed.nextRetryAt!).toBeLessThanOrEqual(Date.now());
+
+    const ignore = await dlq('ignore', String(s.dlq.shipping), '--reason', 'customer cancelled');
+    expect(ignore.code, ignore.err).toBe(0);
+    expect(await f.store.getDeadLetterById(s.dlq.shipping)).toMatchObject({
+      status: 'ignored',
+      ignoredReason: 'customer cancelled',
+    });
+
+    // The row's state no longer allows it: exit 1 with the reason; a missing row likewise.
+    const again = await dlq('ignore', String(s.dlq.shipping), '--reason', 'twice');
+    expect(again.code).toBe(1);
+    expect(again.err).toContain(`dead letter ${s.dlq.shipping} is ignored; only pending or dead rows can be ignored`);
+    const missing = await dlq('replay', '999999');
+    expect(missing).toMatchObject({ code: 1, err: expect.stringContaining('dead letter 999999 not found') });
+
+    const audit = (await f.store.listAudit({}, { limit: 10 })).items;
+    const actor = `cli:${userInfo().username}`;
+    expect(audit.map((a) => [a.actor, a.role, a.action, a.target, a.outcome, a.reason])).toEqual([
+      [actor, 'operator', 'dlq.replay', 'dlq:999999', 'noop', null],
+      [actor, 'operator', 'dlq.ignore', `dlq:${s.dlq.shipping}`, 'noop', 'twice'],
+      [actor, 'operator', 'dlq.ignore', `dlq:${s.dlq.shipping}`, 'ok', 'customer cancelled'],
+      [actor, 'operator', 'dlq.replay', `dlq:${s.dlq.billingDead}`, 'ok', 'validation fixed'],
+    ]);
+  });
+
+  it('replays and ignores by filter as bulk jobs, with plain progress lines off a terminal', async () => {
+    const res = await dlq('replay', '--all-matching', '--group', 'billing', '--status', 'pending', '--rate', '500');
+    expect(res.code, res.err).toBe(0);
+    expect(res.out).toMatch(/^job \d+ \(dlq\.replay\) done: 2\/2 rows examined, 2 changed$/m);
+    expect(res.err).toMatch(/^job \d+ dlq\.replay: 2\/2 rows, 2 changed$/m);
+    for (const id of [s.dlq.billingA, s.dlq.billingB])
+      expect((await f.store.getDeadLetterById(id))!.nextRetryAt!).toBeLessThanOrEqual(Date.now());
+    expect((await f.store.getDeadLetterById(s.dlq.billingDead))!.status).toBe('dead'); // not matched
+
+    const ignored = await json('ignore', '--all-matching', '--group', 'shipping', '--reason', 'obsolete');
+    expect(ignored).toMatchObject({ kind: 'dlq.ignore', status: 'done', total: 1, changed: 1, reason: 'obsolete' });
+    expect((await f.store.getDeadLetterById(s.dlq.shipping))!.status).toBe('ignored');
+    const created = (await f.store.listAudit({ action: 'job.create' }, { limit: 10 })).items;
+    expect(created).toHaveLength(2);
+  });
+
+  it('refuses malformed input with a specific message and exit code 2, changing nothing', async () => {
+    const before = await snapshot(f.store);
+    const id = String(s.dlq.billingA);
+    const cases: [string[], string][] = [
+      [
+        ['list', '--status', 'bogus'],
+        '--status: "bogus" is not a status; allowed: pending, replaying, resolved, ignored, dead',
+      ],
+      [['list', '--limit', '501'], '--limit must be an integer from 1 to 500 (got "501")'],
+      [['list', '--limit', 'ten'], '--limit must be an integer from 1 to 500 (got "ten")'],
+      [['list', '--before', '-3'], '--before must be an integer'],
+      [['list', '--since', 'yesterday'], '--since must be an ISO 8601 time'],
+      [['list', '--since', '2025-02-01', '--until', '2025-01-01'], '--until: must be after "from"'],
+      [['list', '--error', 'x'.repeat(201)], '--error: must be at most 200 characters'],
+      [['list', '--bogus'], "unknown option '--bogus'"],
+      [['show', 'abc'], '<id> must be a dead-letter id, a positive integer (got "abc")'],
+      [['show'], "missing required argument 'id'"],
+      [['show', '1', '2'], 'too many arguments'],
+      [['replay'], 'give the ids of the dead letters to replay, or --all-matching'],
+      [['replay', id, '--all-matching'], 'give either ids or --all-matching with filter flags, not both'],
+      [['replay', '--group', 'billing'], 'filter flags select rows only with --all-matching'],
+      [['replay', id, '--rate', '5'], '--rate applies only with --all-matching'],
+      [['replay', '--all-matching', '--rate', '0'], '--rate must be an integer from 1 to 10000 (got "0")'],
+      [['replay', '--all-matching', '--status', 'resolvd'], '--status: "resolvd" is not a status'],
+      [['ignore', id], '--reason is required: say why these are ignored'],
+      [['ignore', id, '--reason', '   '], '--reason is required'],
+      [['ignore', '--all-matching', '--group', 'billing'], '--reason is required'],
+      [['ignore', id, '--reason', 'r'.repeat(501)], '--reason: must be at most 500 characters'],
+      [['frob'], 'unknown command "frob" (allowed: list, show, replay, ignore)'],
+    ];
+    for (const [args, message] of cases) {
+      const res = await dlq(...args);
+      expect({ args, code: res.code }).toEqual({ args, code: 2 });
+      expect(res.err, args.join(' ')).toContain(message);
+    }
+    expect(await snapshot(f.store)).toBe(before);
+  });
+});
