@@ -56,6 +56,17 @@ export default defineConfig(
     languageOptions: { globals: nodeGlobals },
   },
   {
+    // The console runs in the browser, not in Node.
+    files: ['console/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['document', 'location', 'window', 'Node', 'fetch', 'console', 'setTimeout', 'clearTimeout', 'URLSearchParams']
+          .concat(['Intl', 'HTMLElement', 'HTMLDialogElement', 'Event', 'FormData', 'history', 'navigator'])
+          .map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: {
       sourceType: 'commonjs',

@@ -5,6 +5,8 @@
 //   SURETY_SERVICES=postgres,mariadb,rabbitmq   which services to check (default: all three)
 //   SURETY_SKIP_SERVICES=1                      skip every check (tests point at hosts you manage yourself)
 //   SURETY_TEST_PG_URL / SURETY_TEST_MYSQL_URL / SURETY_TEST_AMQP_URL   where the tests connect; checked here too
+//   SURETY_CHROMIUM                             the browser the console's tests drive (default /usr/bin/chromium);
+//                                               only reported here, never installed
 import { spawn } from 'node:child_process';
 import {
   closeSync,
@@ -344,7 +346,23 @@ async function ensure(svc) {
   return `${svc.name}: up (${how}${dbNote ? `; ${dbNote}` : ''})`;
 }
 
+/** The console's browser tests need Chromium: say whether it is there. Reported only; .ci/run installs it. */
+async function reportChromium() {
+  const path = process.env.SURETY_CHROMIUM || '/usr/bin/chromium';
+  if (!existsSync(path)) {
+    const ci = /^(1|true|yes)$/i.test(process.env.CI ?? '');
+    console.log(
+      `chromium: not found at ${path}; the browser tests will ${ci ? 'FAIL (CI is set)' : 'be skipped'}. Install: apt-get install chromium`,
+    );
+    return;
+  }
+  const r = await run(path, ['--version'], { timeoutMs: 15_000 });
+  const version = r.output.split('\n').find((line) => /chrom/i.test(line) && !line.startsWith(path));
+  console.log(`chromium: ${path}${version ? ` (${version.trim()})` : ''}`);
+}
+
 async function main() {
+  await reportChromium();
   if (/^(1|true|yes)$/i.test(process.env.SURETY_SKIP_SERVICES ?? '')) {
     console.log('services: check skipped (SURETY_SKIP_SERVICES is set)');
     return 0;

@@ -38,3 +38,12 @@ export type { AdminServer } from './http/admin-server.js';
 export { JobRunner } from './jobs/job-runner.js';
 export type { JobRunnerOptions } from './jobs/job-runner.js';
 export type * from '../ports/admin-store.js';
+export * from './doctor/index.js';
+export { loadConfig, configSchema, ConfigError } from '../config/index.js';
+export type {
+  LoadConfigOptions,
+  LoadedConfig,
+  SuretyConfig,
+  SuretyConfigInput,
+  ConfigProblem,
+} from '../config/index.js';

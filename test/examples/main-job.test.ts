@@ -1,12 +1,22 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exited, spawnTs } from '../support/spawn.js';
+import { waitFor } from '../support/wait.js';
+
+interface DeadLetter {
+  id: number;
+  key: string;
+  status: string;
+  lastError: string;
+}
 
 describe('the main job (npm start) on the embedded default', () => {
-  it('produces orders, relays them, consumes each once, and replays the ones that failed', async () => {
+  it('produces orders, relays them, consumes each once, serves the console, and an operator replays the flagged one', async () => {
     const data = mkdtempSync(join(tmpdir(), 'surety-main-'));
+    const children: ChildProcess[] = [];
     try {
       const child = spawnTs('../examples/order-service/main.ts', {}, [
         '--orders',
@@ -15,19 +25,59 @@ describe('the main job (npm start) on the embedded default', () => {
         '20',
         '--data',
         data,
+        '--port',
+        '0',
       ]);
+      children.push(child);
       let out = '';
       child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-      const end = await exited(child);
-      expect(end.code, end.stderr).toBe(0);
+      const end = exited(child);
+
+      // The console's address and a token for this run are printed for the local user.
+      await waitFor('the console address and token', () => /operator token: \S+/.test(out), 60_000);
+      const base = /Operations console: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)?.[1];
+      const token = /operator token: (\S+)/.exec(out)?.[1];
+      expect(base).toBeDefined();
+      const page = await fetch(base!);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+      expect(await page.text()).toContain('<title>Surety console</title>');
+      expect((await fetch(new URL('api/dead-letters', base))).status).toBe(401);
+
+      const api = (path: string, init: RequestInit = {}) =>
+        fetch(new URL(`api/${path}`, base), {
+          ...init,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        });
+      // Order 6 is flagged by the fraud check: dead at once, waiting for an operator.
+      let flagged: DeadLetter | undefined;
+      await waitFor('the flagged order in the dead letters', async () => {
+        const res = await api('dead-letters?status=dead');
+        flagged = ((await res.json()) as { items: DeadLetter[] }).items.find((d) => d.key.endsWith('-6'));
+        return flagged !== undefined;
+      });
+      expect(flagged!.lastError).toContain('fraud check flagged the order');
+      const replay = await api(`dead-letters/${flagged!.id}/replay`, {
+        method: 'POST',
+        body: JSON.stringify({ reason: 'reviewed: a real customer' }),
+      });
+      expect(replay.status, await replay.clone().text()).toBe(200);
+      expect(await replay.json()).toMatchObject({ changed: true });
+
+      // The replay passes, so all 8 orders end up invoiced and the run stops by itself.
+      const result = await end;
+      expect(result.code, result.stderr).toBe(0);
       const consumed = out.split('\n').filter((l) => l.startsWith('billing  <- order.created'));
       expect(consumed).toHaveLength(8);
       expect(new Set(consumed.map((l) => /\(id ([0-9a-f-]{36})/.exec(l)?.[1])).size).toBe(8);
-      // Orders 3 and 7 fail once, land in the dead-letter table and are replayed.
-      expect(out.split('\n').filter((l) => l.startsWith('billing  !!'))).toHaveLength(2);
-      expect(consumed.filter((l) => l.includes('(replayed)'))).toHaveLength(2);
+      // Orders 3 and 7 time out once and are replayed by the replay job; order 6 by the operator.
+      const failures = out.split('\n').filter((l) => l.startsWith('billing  !!'));
+      expect(failures.filter((l) => l.includes('timed out'))).toHaveLength(2);
+      expect(failures.filter((l) => l.includes('fraud check'))).toHaveLength(1);
+      expect(consumed.filter((l) => l.includes('(replayed)'))).toHaveLength(3);
+      expect(consumed.find((l) => / order-\S+-6 /.test(l))).toContain('(replayed)');
       expect(out).toMatch(
-        /done: 8 orders produced, 8 invoiced .*outbox 0 pending, 8 sent, 0 dead; dead letters 2 resolved, 0 waiting, 0 dead/,
+        /done: 8 orders produced, 8 invoiced .*outbox 0 pending, 8 sent, 0 dead; dead letters 3 resolved, 0 waiting, 0 dead/,
       );
 
       // A second run resumes from the committed offset: it sees only its own new orders.
@@ -38,13 +88,18 @@ describe('the main job (npm start) on the embedded default', () => {
         '20',
         '--data',
         data,
+        '--port',
+        '0',
       ]);
+      children.push(again);
       let out2 = '';
       again.stdout!.on('data', (d: Buffer) => (out2 += d.toString()));
       expect((await exited(again)).code).toBe(0);
       expect(out2.split('\n').filter((l) => l.startsWith('billing  <-'))).toHaveLength(3);
       expect(out2).toMatch(/done: 3 orders produced, 3 invoiced/);
     } finally {
+      // A failed expectation must not leave a run waiting for its flagged order.
+      for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
       rmSync(data, { recursive: true, force: true });
     }
   });

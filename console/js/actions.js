@@ -1,0 +1,114 @@
+import { currentSession, isOperator, post } from './api.js';
+import { confirmAction } from './dialog.js';
+import { h } from './dom.js';
+import { notify, refreshNow } from './shell.js';
+
+/**
+ * An action button. Viewers see it disabled with the reason (the API refuses them anyway); operators get a
+ * confirmation dialog, then a notice with the outcome and any warning, then an immediate refresh.
+ */
+function actionButton(label, describe, dialog) {
+  const operator = isOperator();
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'action',
+      disabled: !operator || dialog.unavailable ? true : null,
+      title: operator ? (dialog.unavailable ?? describe) : 'Only operators can act; your token is a viewer’s.',
+      onclick: async () => {
+        const result = await confirmAction({ confirmLabel: label, ...dialog });
+        if (result === undefined) return;
+        const warnings = result?.warnings ?? [];
+        notify(
+          [
+            dialog.done,
+            ...warnings.map((w) => `Warning: ${typeof w === 'string' ? w : (w.message ?? JSON.stringify(w))}`),
+          ].join(' '),
+          warnings.length ? 'warning' : 'ok',
+        );
+        refreshNow();
+      },
+    },
+    label,
+  );
+}
+
+/** Replay, Ignore and (when the server allows it) Edit then replay, for one dead letter. */
+export function deadLetterActions(row) {
+  const what = `dead letter ${row.id} (${row.type || 'undecodable'} for group ${row.group})`;
+  const path = `dead-letters/${row.id}`;
+  const replayable = ['pending', 'dead', 'ignored'].includes(row.status);
+  const ignorable = ['pending', 'dead'].includes(row.status);
+  const buttons = [
+    actionButton('Replay', 'Make it due now; the consumer’s replay job runs it', {
+      title: `Replay ${what}`,
+      description:
+        'The consumer’s replay job runs the handler again now, in the consumer’s own transaction. If the message was already handled it is resolved without running twice.',
+      reason: 'optional',
+      unavailable: replayable ? null : `A ${row.status} dead letter cannot be replayed.`,
+      done: `Replay of dead letter ${row.id} requested.`,
+      run: ({ reason }) => post(`${path}/replay`, reason ? { reason } : {}),
+    }),
+    actionButton('Ignore', 'Close it without running it; a reason is required', {
+      title: `Ignore ${what}`,
+      description: 'The dead letter is closed and never replayed automatically. The reason goes into the audit log.',
+      reason: 'required',
+      unavailable: ignorable ? null : `A ${row.status} dead letter cannot be ignored.`,
+      done: `Dead letter ${row.id} ignored.`,
+      run: ({ reason }) => post(`${path}/ignore`, { reason }),
+    }),
+  ];
+  if (editAllowed()) {
+    buttons.push(
+      actionButton('Edit then replay', 'Change the body, then replay it', {
+        title: `Edit and replay ${what}`,
+        description:
+          'The new body replaces the stored one (the previous body is kept in the history), then the dead letter is replayed.',
+        reason: 'required',
+        body: row.bodyEncoding === 'base64' ? undefined : row.body,
+        unavailable: !replayable
+          ? `A ${row.status} dead letter cannot be edited.`
+          : row.bodyEncoding === 'base64'
+            ? 'The body is not text.'
+            : null,
+        done: `Dead letter ${row.id} edited; replay requested.`,
+        run: ({ reason, body }) => post(`${path}/edit`, { body, reason }),
+      }),
+    );
+  }
+  return h('div', { class: 'actions', role: 'group', 'aria-label': `Actions for dead letter ${row.id}` }, buttons);
+}
+
+/** Resend, for one outbox row. */
+export function outboxActions(row) {
+  return h(
+    'div',
+    { class: 'actions', role: 'group', 'aria-label': `Actions for outbox message ${row.messageId}` },
+    actionButton('Resend', 'Publish it again with the same message id', {
+      title: `Resend ${row.type} ${row.messageId}`,
+      description:
+        'The relay publishes the message again with the same id (attempts start from 0). Consumers that already handled it skip it while their inbox still holds it.',
+      reason: 'optional',
+      done: `Resend of ${row.messageId} requested.`,
+      run: ({ reason }) => post(`outbox/${encodeURIComponent(row.messageId)}/resend`, reason ? { reason } : {}),
+    }),
+  );
+}
+
+/** A bulk action by the list's current filter, run by the server as a job. */
+export function bulkButton(label, kind, filter, description, reason) {
+  return actionButton(label, description, {
+    title: label,
+    description,
+    reason,
+    done: 'Job started: follow it on the Jobs page.',
+    run: (input) => post('jobs', { kind, filter, ...(input.reason ? { reason: input.reason } : {}) }),
+  });
+}
+
+/** The server tells the session whether edit-then-replay is enabled; hidden unless it says so. */
+function editAllowed() {
+  const s = currentSession();
+  return Boolean(s?.allowEdit ?? s?.features?.allowEdit ?? s?.features?.edit);
+}

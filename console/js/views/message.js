@@ -1,0 +1,186 @@
+import { get } from '../api.js';
+import { deadLetterActions, outboxActions } from '../actions.js';
+import { badge, count, facts, h, time, timeWithAge } from '../dom.js';
+import { liveSection } from '../live.js';
+
+const DEAD_LETTER_EVENTS = {
+  failed: 'Delivery failed',
+  dead: 'Gave up: dead',
+  replay_failed: 'Replay failed',
+  resolved: 'Resolved',
+  replay_requested: 'Replay requested',
+  ignored: 'Ignored',
+  edited: 'Body edited',
+};
+
+const OUTBOX_EVENTS = { failed: 'Publish failed', dead: 'Publish gave up: dead', resent: 'Resend requested' };
+
+/** One message across producer, broker and consumers: its lineage as a timeline, and what can be done about it. */
+export function messageView({ params: [messageId] }) {
+  const lineage = liveSection(
+    'The message',
+    () => get(`messages/${encodeURIComponent(messageId)}/lineage`),
+    (l) => [
+      h('p', { class: 'where' }, where(l)),
+      h('h2', {}, 'Timeline'),
+      timeline(l),
+      l.outbox ? outboxSection(l.outbox) : h('p', {}, 'No outbox row: the producer’s outbox does not know this id.'),
+      l.deadLetters.map(deadLetterSection),
+    ],
+  );
+  return {
+    title: `Message ${messageId}`,
+    nodes: [h('h1', {}, 'Message ', h('code', {}, messageId)), lineage.el],
+    refresh: () => lineage.refresh(),
+  };
+}
+
+/** `#/dead-letters/<id>` (e.g. from the audit log): looks up the row, then shows its message. */
+export function deadLetterRedirectView({ params: [id] }) {
+  const section = liveSection(
+    `Dead letter ${id}`,
+    async () => {
+      const row = await get(`dead-letters/${encodeURIComponent(id)}`);
+      location.replace(`#/messages/${encodeURIComponent(row.messageId)}`);
+      return row;
+    },
+    () => h('p', {}, 'Opening its message…'),
+  );
+  return {
+    title: `Dead letter ${id}`,
+    nodes: [h('h1', {}, `Dead letter ${id}`), section.el],
+    refresh: () => section.refresh(),
+  };
+}
+
+/** One sentence on where the message is now. */
+function where(l) {
+  const parts = [];
+  if (l.outbox) {
+    parts.push(
+      l.outbox.status === 'sent'
+        ? `Published (confirmed ${time(l.outbox.sentAt)}).`
+        : l.outbox.status === 'dead'
+          ? 'Never left the producer: the relay gave up (dead).'
+          : `Waiting in the outbox (pending, ${l.outbox.attempts} failed attempts).`,
+    );
+  }
+  if (l.inbox.length) parts.push(`Handled by ${l.inbox.map((i) => i.group).join(', ')}.`);
+  const open = l.deadLetters.filter((d) => ['pending', 'replaying', 'dead'].includes(d.status));
+  if (open.length) parts.push(`Failing in ${open.map((d) => `${d.group} (${d.status})`).join(', ')}.`);
+  return parts.join(' ') || 'No trace of this message.';
+}
+
+function timeline(l) {
+  const events = [];
+  if (l.outbox) {
+    const o = l.outbox;
+    events.push({ at: o.createdAt, stage: 'producer', text: 'Written to the outbox' });
+    for (const a of o.history) {
+      events.push({
+        at: a.at,
+        stage: 'producer',
+        text: `${OUTBOX_EVENTS[a.outcome] ?? a.outcome}${a.outcome === 'resent' ? '' : ` (attempt ${a.attempt})`}`,
+        actor: a.actor,
+        detail: a.error,
+      });
+    }
+    if (o.sentAt !== null) events.push({ at: o.sentAt, stage: 'broker', text: 'Publish confirmed by the broker' });
+  }
+  for (const i of l.inbox) {
+    events.push({ at: i.recordedAt, stage: `consumer ${i.group}`, text: 'Handled (inbox recorded)' });
+  }
+  for (const d of l.deadLetters) {
+    if (!d.history.length) {
+      events.push({ at: d.createdAt, stage: `consumer ${d.group}`, text: 'Dead letter written', detail: d.lastError });
+    }
+    for (const e of d.history) {
+      events.push({
+        at: e.at,
+        stage: `consumer ${d.group}`,
+        text: `${DEAD_LETTER_EVENTS[e.kind] ?? e.kind}${e.kind.includes('fail') || e.kind === 'dead' ? ` (attempt ${e.attempt})` : ''}`,
+        actor: e.actor,
+        detail: e.detail,
+        pre: e.kind === 'edited',
+      });
+    }
+  }
+  // The relay records sentAt when it marks the row, a moment after the broker confirmed; a fast
+  // consumer can be earlier. Causally the confirm comes first, so it sorts before the consumer's
+  // first event (the time shown stays the recorded one).
+  const broker = events.find((e) => e.stage === 'broker');
+  const firstConsumer = Math.min(...events.filter((e) => e.stage.startsWith('consumer')).map((e) => e.at));
+  if (broker) broker.sortAt = Math.min(broker.at, firstConsumer);
+  // Stable: events of one instant keep the order above (producer before broker before consumer).
+  events.sort((a, b) => (a.sortAt ?? a.at) - (b.sortAt ?? b.at));
+  return h(
+    'ol',
+    { class: 'timeline', 'aria-label': 'Timeline' },
+    events.map((e) =>
+      h(
+        'li',
+        {},
+        timeWithAge(e.at),
+        h('span', { class: 'stage' }, e.stage),
+        h('span', { class: 'event' }, e.text),
+        e.actor ? h('span', { class: 'actor' }, ` by ${e.actor}`) : null,
+        e.detail ? (e.pre ? h('pre', { class: 'detail' }, e.detail) : h('div', { class: 'detail' }, e.detail)) : null,
+      ),
+    ),
+  );
+}
+
+function outboxSection(o) {
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'outbox-title' },
+    h('h2', { id: 'outbox-title' }, 'Outbox row'),
+    facts([
+      ['Status', badge(o.status)],
+      ['Type', o.type],
+      ['Key', o.key],
+      ['Topic', o.topic],
+      ['Attempts', count(o.attempts)],
+      ['Created', timeWithAge(o.createdAt)],
+      ['Sent', timeWithAge(o.sentAt)],
+      ['Next attempt', o.status === 'pending' ? timeWithAge(o.nextAttemptAt) : '—'],
+      ['Last error', o.lastError ?? '—'],
+    ]),
+    outboxActions(o),
+    h('details', {}, h('summary', {}, 'Payload'), h('pre', {}, pretty(o.payload))),
+  );
+}
+
+function deadLetterSection(d) {
+  const titleId = `dl-${d.id}-title`;
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': titleId },
+    h('h2', { id: titleId }, `Dead letter ${d.id} in group ${d.group}`),
+    facts([
+      ['Status', badge(d.status)],
+      ['Type', d.type || 'undecodable (poison)'],
+      ['Attempts', count(d.attempts)],
+      ['Next retry', d.status === 'pending' ? timeWithAge(d.nextRetryAt) : '—'],
+      ['Last error', h('span', { class: 'error-text' }, d.lastError || '—')],
+      ['Ignored because', d.ignoredReason ?? '—'],
+      ['Created', timeWithAge(d.createdAt)],
+      ['Updated', timeWithAge(d.updatedAt)],
+    ]),
+    deadLetterActions(d),
+    h(
+      'details',
+      {},
+      h('summary', {}, 'Body'),
+      h('pre', {}, d.bodyEncoding === 'base64' ? `(base64) ${d.body}` : pretty(d.body)),
+    ),
+  );
+}
+
+function pretty(text) {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,130 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startAdminServer, type AdminServer } from '../../src/admin/http/admin-server.js';
+import { runDoctor } from '../../src/admin/doctor/index.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { Consumer } from '../../src/consumer/consumer.js';
+import { ReplayJob } from '../../src/consumer/replay-job.js';
+import type { ConsumerStore, DeadLetterRow } from '../../src/ports/consumer-store.js';
+import type { AdminStore } from '../../src/ports/admin-store.js';
+import { Outbox } from '../../src/producer/outbox.js';
+import { OutboxRelay } from '../../src/producer/outbox-relay.js';
+import { createEmbeddedTransport } from '../../src/transports/embedded/index.js';
+import type { StoreFixture } from '../conformance/outbox-store-suite.js';
+import { uniqueName } from './env.js';
+import { storeFixtures } from './stores.js';
+import { waitFor } from './wait.js';
+
+type Store = StoreFixture['store'] & ConsumerStore & AdminStore;
+
+export interface ConsoleApp {
+  /** The console's address, with a trailing slash. */
+  readonly url: string;
+  readonly operatorToken: string;
+  readonly viewerToken: string;
+  readonly group: string;
+  readonly store: Store;
+  /** Order keys whose payment fails; delete a key and its replay succeeds. */
+  readonly failing: Set<string>;
+  /** Order keys the handler committed, once per successful run. */
+  readonly handled: string[];
+  /** Writes an order.created event through the outbox; the relay publishes it to the consumer. */
+  order(key: string): Promise<string>;
+  /** The group's dead letter of a message once the consumer has written it with `status`. */
+  deadLetter(messageId: string, status: DeadLetterRow['status']): Promise<DeadLetterRow>;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole path the console looks at, for real: outbox and relay, the embedded log, a consumer whose handler fails
+ * the keys in `failing` (each failure goes dead at once: retries are the operator's call), its replay job, and the
+ * admin server, all on one store of `dialect`. `allowEdit` turns on edit-then-replay.
+ */
+export async function startConsoleApp(
+  dialect: 'sqlite' | 'postgres',
+  options: { allowEdit?: boolean } = {},
+): Promise<ConsoleApp> {
+  const fixture = await storeFixtures[dialect](`console_${dialect}`);
+  const store = fixture.store as Store;
+  const dir = mkdtempSync(join(tmpdir(), 'surety-console-'));
+  const cleanups: (() => Promise<unknown>)[] = [
+    async () => fixture.teardown(),
+    async () => rmSync(dir, { recursive: true, force: true }),
+  ];
+  const close = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  };
+  try {
+    const transport = await createEmbeddedTransport({ path: join(dir, 'log.sqlite'), pollIntervalMs: 50 });
+    cleanups.push(() => transport.close());
+    const outbox = new Outbox({ store });
+    const relay = new OutboxRelay({ store, publisher: transport, outbox, pollIntervalMs: 100, logger: silentLogger });
+    await relay.start();
+    cleanups.push(() => relay.stop());
+
+    const group = uniqueName('billing');
+    const failing = new Set<string>();
+    const handled: string[] = [];
+    const consumer = new Consumer({
+      group,
+      store,
+      transport,
+      batchSize: 1,
+      deadLetters: { scheduleMs: [3_600_000], maxAttempts: 1 },
+      inboxRetention: false,
+    }).on('order.created', async (order: { key: string }) => {
+      if (failing.has(order.key)) throw new Error(`payment provider declined order ${order.key}`);
+      handled.push(order.key);
+    });
+    await consumer.start();
+    cleanups.push(() => consumer.stop());
+    const replay = new ReplayJob(consumer, { intervalMs: 100 });
+    replay.start();
+    cleanups.push(() => replay.stop());
+
+    const operatorToken = `op-${uniqueName('token')}`;
+    const viewerToken = `view-${uniqueName('token')}`;
+    const server: AdminServer = await startAdminServer({
+      store,
+      host: '127.0.0.1',
+      port: 0,
+      tokens: [
+        { name: 'alice', role: 'operator', token: operatorToken },
+        { name: 'victor', role: 'viewer', token: viewerToken },
+      ],
+      doctor: () => runDoctor({ store }),
+      allowEdit: options.allowEdit ?? false,
+    });
+    cleanups.push(() => server.close());
+
+    return {
+      url: `${server.url}/`,
+      operatorToken,
+      viewerToken,
+      group,
+      store,
+      failing,
+      handled,
+      async order(key) {
+        let id = '';
+        await outbox.transaction(async (tx) => {
+          id = (await outbox.add(tx, { type: 'order.created', key, payload: { key } })).messageId;
+        });
+        return id;
+      },
+      async deadLetter(messageId, status) {
+        let row: DeadLetterRow | undefined;
+        await waitFor(`dead letter of ${messageId} to be ${status}`, async () => {
+          row = await store.getDeadLetter(messageId, group);
+          return row?.status === status;
+        });
+        return row!;
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
