@@ -6,7 +6,10 @@ import type { DoctorCheck, DoctorFacts } from './types.js';
 
 const place = 'broker' as const;
 
-/** Each known queue's counts and consumers, then risky settings. */
+/**
+ * Each known queue's counts and consumers, then risky settings. Without configured queues, those the
+ * probe lists (when it can enumerate them).
+ */
 export async function brokerChecks(
   probe: BrokerProbe | undefined,
   queues: readonly string[],
@@ -26,36 +29,72 @@ export async function brokerChecks(
     });
   }
   if (!probe) return checks;
-  if (queues.length === 0) {
-    checks.push({
-      id: 'broker.queues',
-      place,
-      level: 'warn',
-      message: `no queue is configured, so ${probe.broker} is not checked`,
-      facts: { broker: probe.broker },
-      nextStep: "list the consumers' queues in transport.queues",
-    });
-    return checks;
+  let names = queues;
+  if (names.length === 0) {
+    if (!probe.listQueues) {
+      checks.push({
+        id: 'broker.queues',
+        place,
+        level: 'warn',
+        message: `no queue is configured, so ${probe.broker} is not checked`,
+        facts: { broker: probe.broker },
+        nextStep: "list the consumers' queues in transport.queues",
+      });
+      return checks;
+    }
+    try {
+      names = await probe.listQueues();
+    } catch (err) {
+      checks.push(unreachable(probe, err));
+      return checks;
+    }
+    checks.push(listedCheck(probe, names));
   }
-  for (const name of queues) {
+  for (const name of names) {
     let state: QueueState;
     try {
       state = await probe.inspect(name);
     } catch (err) {
-      checks.push({
-        id: 'broker.connection',
-        place,
-        level: 'fail',
-        message: `cannot reach ${probe.broker} at ${probe.address}: ${describeError(err)}`,
-        facts: { broker: probe.broker, address: probe.address, error: describeError(err) },
-        nextStep: `check that ${probe.broker} is running and reachable from here`,
-      });
+      checks.push(unreachable(probe, err));
       return checks;
     }
     checks.push(queueCheck(state, t));
     if (state.exists) checks.push(...riskChecks(state, facts));
   }
   return checks;
+}
+
+function unreachable(probe: BrokerProbe, err: unknown): DoctorCheck {
+  return {
+    id: 'broker.connection',
+    place,
+    level: 'fail',
+    message: `cannot reach ${probe.broker} at ${probe.address}: ${describeError(err)}`,
+    facts: { broker: probe.broker, address: probe.address, error: describeError(err) },
+    nextStep: `check that ${probe.broker} is running and reachable from here`,
+  };
+}
+
+/** No queue configured: the broker's own list stands in, and the report says so. */
+function listedCheck(probe: BrokerProbe, names: readonly string[]): DoctorCheck {
+  const facts = { broker: probe.broker, listed: names };
+  if (names.length === 0) {
+    return {
+      id: 'broker.queues',
+      place,
+      level: 'warn',
+      message: `no queue is configured and ${probe.broker} knows none — no consumer has run yet`,
+      facts,
+      nextStep: "start the consumers, or list their queues in transport.queues",
+    };
+  }
+  return {
+    id: 'broker.queues',
+    place,
+    level: 'ok',
+    message: `no queue is configured: checking the ${plural(names.length, 'queue')} ${probe.broker} knows`,
+    facts,
+  };
 }
 
 function queueCheck(q: QueueState, t: DoctorThresholds): DoctorCheck {
@@ -71,6 +110,15 @@ function queueCheck(q: QueueState, t: DoctorThresholds): DoctorCheck {
     source: q.source,
   };
   const base = { id: 'broker.queue', place, facts };
+  if (!q.exists && q.source === 'log') {
+    // A log keeps every message; an unknown group has simply never consumed.
+    return {
+      ...base,
+      level: 'fail',
+      message: `the log has no record of ${q.name} — its consumer has never run`,
+      nextStep: `start the consumer of ${q.name}; it begins at the oldest message in the log`,
+    };
+  }
   if (!q.exists) {
     return {
       ...base,

@@ -20,7 +20,13 @@ export interface SqliteDatabase {
   close(): unknown;
 }
 
-type SqliteDatabaseConstructor = new (path: string) => SqliteDatabase;
+/** better-sqlite3 open options the package uses. */
+export interface SqliteOpenOptions {
+  readonly readonly?: boolean;
+  readonly fileMustExist?: boolean;
+}
+
+type SqliteDatabaseConstructor = new (path: string, options?: SqliteOpenOptions) => SqliteDatabase;
 
 const requireFromHere = createRequire(import.meta.url);
 

@@ -4,6 +4,8 @@
  * dependency better-sqlite3.
  */
 export { createEmbeddedTransport, type EmbeddedTransport } from './embedded-transport.js';
+export { createEmbeddedQueueProbe, type EmbeddedQueueProbeOptions } from './queue-probe.js';
+export { embeddedQueueName } from './probe-queue-name.js';
 export type { EmbeddedDelivery } from './delivery.js';
 export type { EmbeddedTransportOptions } from './options.js';
 export type { SqliteDatabase } from './driver.js';

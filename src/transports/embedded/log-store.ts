@@ -22,6 +22,14 @@ interface RawRow {
   body: Buffer;
 }
 
+/** What a lease holder writes for one topic when it renews. */
+export interface TopicProgress {
+  /** The highest offset read (handed out or buffered); rows up to it are in flight. */
+  readonly readOffset: number;
+  /** The new checkpoint, when it can advance. */
+  readonly commitOffset?: number | undefined;
+}
+
 export interface LeaseRow {
   readonly owner: string;
   readonly expiresAt: number;
@@ -32,13 +40,20 @@ export interface LeaseRow {
  * write is its own short transaction.
  */
 export class LogStore {
-  private readonly statements: Record<Exclude<keyof typeof sql, 'logTables' | 'createSchema'>, SqliteStatement>;
+  private readonly statements: Record<
+    Exclude<keyof typeof sql, 'logTables' | 'createSchema' | 'addLeaseReadOffset' | 'tableColumns'>,
+    SqliteStatement
+  >;
 
   constructor(
     private readonly db: SqliteDatabase,
     readonly tables: sql.LogTables,
   ) {
-    inWriteTransaction(db, () => db.exec(sql.createSchema(tables)));
+    inWriteTransaction(db, () => {
+      db.exec(sql.createSchema(tables));
+      const columns = db.prepare(sql.tableColumns()).all(tables.leases) as { name: string }[];
+      if (!columns.some((c) => c.name === 'read_offset')) db.exec(sql.addLeaseReadOffset(tables));
+    });
     this.statements = {
       appendMessage: db.prepare(sql.appendMessage(tables)),
       readAfter: db.prepare(sql.readAfter(tables)),
@@ -92,27 +107,26 @@ export class LogStore {
   }
 
   /**
-   * Renews the leases of `topics` and commits the given offsets of those still held, in one
-   * transaction. Returns the topics whose lease was lost (their offsets are not committed).
+   * Renews the leases of the given topics, records how far each was read and commits the offsets
+   * that advanced, in one transaction. Returns the topics whose lease was lost (nothing of theirs
+   * is written).
    */
   renewAndCommit(
     group: string,
     owner: string,
-    topics: readonly string[],
-    offsets: ReadonlyMap<string, number>,
+    topics: ReadonlyMap<string, TopicProgress>,
     now: number,
     ttlMs: number,
   ): string[] {
     const { renewLease, commitCheckpoint } = this.statements;
     return inWriteTransaction(this.db, () => {
       const lost: string[] = [];
-      for (const topic of topics) {
-        if (renewLease.run(now + ttlMs, group, topic, owner).changes === 0) {
+      for (const [topic, progress] of topics) {
+        if (renewLease.run(now + ttlMs, progress.readOffset, group, topic, owner).changes === 0) {
           lost.push(topic);
           continue;
         }
-        const offset = offsets.get(topic);
-        if (offset !== undefined) commitCheckpoint.run(group, topic, offset, now);
+        if (progress.commitOffset !== undefined) commitCheckpoint.run(group, topic, progress.commitOffset, now);
       }
       return lost;
     });

@@ -5,7 +5,7 @@ import type { Subscription } from '../../ports/transport.js';
 import { onCommit } from './commit-signal.js';
 import { LogDelivery, type EmbeddedDelivery, type LogEntry } from './delivery.js';
 import type { DeliveryCounts } from './delivery-counts.js';
-import type { LogStore } from './log-store.js';
+import type { LogStore, TopicProgress } from './log-store.js';
 import type { EmbeddedSubscribeConfig, EmbeddedTransportConfig } from './options.js';
 import { TopicCursor } from './topic-cursor.js';
 
@@ -131,32 +131,31 @@ export class LogSubscription implements Subscription {
   }
 
   /**
-   * Writes every checkpoint that can advance and renews the leases of `renewTopics`, in one
-   * transaction. A failed write is retried on the next poll.
+   * Writes every checkpoint that can advance and renews the leases of `renewTopics`, recording how
+   * far each topic was read, in one transaction. A failed write is retried on the next poll.
    */
   private flushCheckpoints(renewTopics: readonly string[] = []): void {
-    const offsets = new Map<string, number>();
+    const progress = new Map<string, TopicProgress>();
     for (const cursor of this.cursors.values()) {
-      const candidate = cursor.commitCandidate();
-      if (candidate !== undefined) offsets.set(cursor.topic, candidate);
+      const commitOffset = cursor.commitCandidate();
+      if (commitOffset !== undefined || renewTopics.includes(cursor.topic))
+        progress.set(cursor.topic, { readOffset: cursor.position, commitOffset });
     }
-    const topics = [...new Set([...renewTopics, ...offsets.keys()])];
-    if (topics.length === 0) return;
+    if (progress.size === 0) return;
     const { store, config, counts } = this.ctx;
     const { group } = this.options;
     const now = config.clock.now();
-    this.attempt('commit the checkpoint', topics.join(','), () => {
-      const lost = new Set(store.renewAndCommit(group, this.owner, topics, offsets, now, config.leaseTtlMs));
-      for (const topic of topics) {
+    this.attempt('commit the checkpoint', [...progress.keys()].join(','), () => {
+      const lost = new Set(store.renewAndCommit(group, this.owner, progress, now, config.leaseTtlMs));
+      for (const [topic, { commitOffset }] of progress) {
         if (lost.has(topic)) {
           this.dropCursor(topic);
           continue;
         }
         this.renewedAt.set(topic, now);
-        const offset = offsets.get(topic);
-        if (offset === undefined) continue;
-        this.cursors.get(topic)?.markCommitted(offset);
-        counts.forgetThrough(group, topic, offset);
+        if (commitOffset === undefined) continue;
+        this.cursors.get(topic)?.markCommitted(commitOffset);
+        counts.forgetThrough(group, topic, commitOffset);
       }
     });
   }

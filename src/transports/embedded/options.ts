@@ -49,7 +49,8 @@ export interface EmbeddedTransportConfig {
   readonly clock: Clock;
 }
 
-const TABLE_PREFIX = /^[A-Za-z_][A-Za-z0-9_]{0,40}$/;
+/** Table prefixes: safe to splice into SQL unquoted. */
+export const TABLE_PREFIX = /^[A-Za-z_][A-Za-z0-9_]{0,40}$/;
 
 function integerIn(option: string, value: number | undefined, fallback: number, min: number, max: number): number {
   const n = value ?? fallback;

@@ -4,7 +4,7 @@ export interface LogTables {
   readonly log: string;
   /** Committed offset per (group, topic). */
   readonly checkpoints: string;
-  /** Which subscriber consumes a (group, topic), until when. */
+  /** Which subscriber consumes a (group, topic), until when, and how far it has read. */
   readonly leases: string;
 }
 
@@ -39,8 +39,22 @@ CREATE TABLE IF NOT EXISTS ${t.leases} (
   topic TEXT NOT NULL,
   owner TEXT NOT NULL,
   expires_at INTEGER NOT NULL,
+  read_offset INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (group_name, topic)
 ) WITHOUT ROWID;`;
+}
+
+/**
+ * Logs created before `read_offset` get it added (0: nothing read yet). The holder's read position
+ * is what tells a probe which uncommitted rows are in flight rather than waiting.
+ */
+export function addLeaseReadOffset(t: LogTables): string {
+  return `ALTER TABLE ${t.leases} ADD COLUMN read_offset INTEGER NOT NULL DEFAULT 0`;
+}
+
+/** Params: table name. Rows name the table's columns. */
+export function tableColumns(): string {
+  return 'SELECT name FROM pragma_table_info(?)';
 }
 
 /** Params: topic, message_id, headers, body, appended_at. */
@@ -70,16 +84,19 @@ export function readLease(t: LogTables): string {
   return `SELECT owner, expires_at FROM ${t.leases} WHERE group_name = ? AND topic = ?`;
 }
 
-/** Params: group, topic, owner, expires_at, now. Changes one row when `owner` holds the lease afterwards. */
+/**
+ * Params: group, topic, owner, expires_at, now. Changes one row when `owner` holds the lease
+ * afterwards. A new holder starts reading at the checkpoint, so its read position starts at 0.
+ */
 export function acquireLease(t: LogTables): string {
-  return `INSERT INTO ${t.leases} (group_name, topic, owner, expires_at) VALUES (?, ?, ?, ?)
-ON CONFLICT (group_name, topic) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+  return `INSERT INTO ${t.leases} (group_name, topic, owner, expires_at, read_offset) VALUES (?, ?, ?, ?, 0)
+ON CONFLICT (group_name, topic) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at, read_offset = 0
 WHERE ${t.leases}.owner = excluded.owner OR ${t.leases}.expires_at <= ?`;
 }
 
-/** Params: expires_at, group, topic, owner. Changes nothing when the lease was lost. */
+/** Params: expires_at, read_offset, group, topic, owner. Changes nothing when the lease was lost. */
 export function renewLease(t: LogTables): string {
-  return `UPDATE ${t.leases} SET expires_at = ? WHERE group_name = ? AND topic = ? AND owner = ?`;
+  return `UPDATE ${t.leases} SET expires_at = ?, read_offset = ? WHERE group_name = ? AND topic = ? AND owner = ?`;
 }
 
 /** Params: group, topic, owner. */
