@@ -28,5 +28,13 @@ export interface BrokerProbe {
   readonly address: string;
   /** One queue's state. Rejects when the broker cannot be reached. */
   inspect(queue: string): Promise<QueueState>;
+  /**
+   * Queues the broker itself knows, for brokers that can enumerate them; absent on a probe that
+   * cannot (RabbitMQ over AMQP alone). The doctor checks these when no queue is configured.
+   * Rejects when the broker cannot be reached.
+   * @example
+   * const names = (await probe.listQueues?.()) ?? []; // e.g. ['orders.created@billing']
+   */
+  listQueues?(): Promise<string[]>;
   close(): Promise<void>;
 }

@@ -93,6 +93,21 @@ describe('RabbitMQ queue probe over AMQP (no management plugin)', () => {
     }
   });
 
+  it('cannot list queues over AMQP alone: without configured queues the doctor says the broker is not checked', async () => {
+    expect(probe.listQueues).toBeUndefined();
+    const f = await makeSqliteFixture('probe_unlisted');
+    try {
+      const report = await runDoctor({ store: f.store, probe });
+      expect(report.checks.find((c) => c.place === 'broker')).toMatchObject({
+        id: 'broker.queues',
+        level: 'warn',
+        message: 'no queue is configured, so rabbitmq is not checked',
+      });
+    } finally {
+      await f.teardown();
+    }
+  });
+
   it('refuses bad options with their name', () => {
     expect(() => createRabbitMqQueueProbe({ url: 'http://x' })).toThrow(/invalid option "url"/);
     expect(() => createRabbitMqQueueProbe({ url: testEnv.amqpUrl, managementUrl: 'ftp://x' })).toThrow(
@@ -100,6 +115,15 @@ describe('RabbitMQ queue probe over AMQP (no management plugin)', () => {
     );
   });
 });
+
+const idle = {
+  durable: true,
+  type: 'quorum',
+  arguments: { 'x-queue-type': 'quorum' },
+  messages_ready: 0,
+  messages_unacknowledged: 0,
+  consumers: 1,
+} as const;
 
 describe('RabbitMQ queue probe over the management API (local stub of its JSON)', () => {
   let stub: ManagementStub;
@@ -116,6 +140,9 @@ describe('RabbitMQ queue probe over the management API (local stub of its JSON)'
       consumers: 0,
       effective_policy_definition: { 'delivery-limit': 3 },
     });
+    // Neither of these is listed for vhost shop: another vhost's queue, and a connection's exclusive queue.
+    stub.put({ ...idle, vhost: 'other', name: 'elsewhere' });
+    stub.put({ ...idle, vhost: 'shop', name: 'amq.gen-reply', durable: false, exclusive: true, consumers: 1 });
     stub.put({
       vhost: 'shop',
       name: 'audit.log',
@@ -157,6 +184,53 @@ describe('RabbitMQ queue probe over the management API (local stub of its JSON)'
         facts: { deliveryLimit: 3 },
       });
       expect(report.checks.find((c) => c.id === 'broker.durability')).toMatchObject({ facts: { queue: 'audit.log' } });
+    } finally {
+      await f.teardown();
+      await probe.close();
+    }
+  });
+
+  it("lists the vhost's queues, and the doctor checks them when none is configured", async () => {
+    const probe = createRabbitMqQueueProbe({
+      url: 'amqp://app:app-pw@127.0.0.1:5672/shop',
+      managementUrl: `http://monitor:s3cret@${stub.url.slice('http://'.length)}`,
+    });
+    const f = await makeSqliteFixture('probe_mgmt_listed');
+    try {
+      await expect(probe.listQueues!()).resolves.toEqual(['audit.log', 'billing']);
+      expect(stub.requests.at(-1)!.path).toBe('/api/queues/shop?columns=name,exclusive');
+
+      const report = await runDoctor({ store: f.store, probe });
+      expect(report.verdict.message).toBe('broker: billing has 1,204 ready and 0 consumers — the consumer is down');
+      expect(report.checks.find((c) => c.id === 'broker.queues')).toMatchObject({
+        level: 'ok',
+        facts: { broker: 'rabbitmq', listed: ['audit.log', 'billing'] },
+      });
+      expect(report.checks.filter((c) => c.id === 'broker.queue').map((c) => c.facts.queue)).toEqual([
+        'audit.log',
+        'billing',
+      ]);
+    } finally {
+      await f.teardown();
+      await probe.close();
+    }
+  });
+
+  it('a refused listing is a broker failure in the report', async () => {
+    const probe = createRabbitMqQueueProbe({
+      url: 'amqp://monitor:wrong@127.0.0.1:5672/shop',
+      managementUrl: stub.url,
+    });
+    const f = await makeSqliteFixture('probe_mgmt_refused');
+    try {
+      await expect(probe.listQueues!()).rejects.toThrow(
+        /answered 401 for the queues of vhost "shop" \(check the credentials\)/,
+      );
+      const report = await runDoctor({ store: f.store, probe });
+      expect(report.verdict).toMatchObject({ place: 'broker', level: 'fail' });
+      expect(report.verdict.message).toMatch(
+        /^broker: cannot reach rabbitmq at http:\/\/127\.0\.0\.1:\d+: .*answered 401/,
+      );
     } finally {
       await f.teardown();
       await probe.close();

@@ -11,12 +11,16 @@ export interface StubQueue {
   readonly messages_ready: number;
   readonly messages_unacknowledged: number;
   readonly consumers: number;
+  /** Default false. */
+  readonly exclusive?: boolean;
   readonly effective_policy_definition?: Record<string, unknown>;
 }
 
 /**
  * A small local HTTP server speaking the management API's JSON for queues, with basic auth, for
- * the code path this machine's broker (no management plugin) cannot exercise. Records requests.
+ * the code path this machine's broker (no management plugin) cannot exercise: one queue
+ * (`/api/queues/{vhost}/{name}`) and a vhost's list (`/api/queues/{vhost}`, honouring `columns`).
+ * Records requests.
  */
 export class ManagementStub {
   readonly requests: { path: string; authorization: string | undefined }[] = [];
@@ -57,10 +61,26 @@ export class ManagementStub {
       res.end(JSON.stringify(body));
     };
     if (authorization !== expected) return json(401, { error: 'not_authorised', reason: 'Login failed' });
-    const m = /^\/api\/queues\/([^/]+)\/([^/?]+)$/.exec(url);
-    if (!m) return json(404, { error: 'Object Not Found', reason: 'Not Found' });
-    const queue = this.queues.get(`${decodeURIComponent(m[1]!)}\u0000${decodeURIComponent(m[2]!)}`);
-    if (!queue) return json(404, { error: 'Object Not Found', reason: 'Not Found' });
-    json(200, { ...queue, vhost: queue.vhost ?? '/', auto_delete: false, exclusive: false, policy: null });
+    const notFound = () => json(404, { error: 'Object Not Found', reason: 'Not Found' });
+    const { pathname, searchParams } = new URL(url, 'http://stub');
+    const list = /^\/api\/queues\/([^/]+)$/.exec(pathname);
+    if (list) {
+      const vhost = decodeURIComponent(list[1]!);
+      const columns = searchParams.get('columns')?.split(',');
+      const rows = [...this.queues.values()]
+        .filter((q) => (q.vhost ?? '/') === vhost)
+        .map((q) => this.describe(q))
+        .map((q) => (columns ? Object.fromEntries(columns.map((c) => [c, q[c as keyof typeof q]])) : q));
+      return json(200, rows);
+    }
+    const one = /^\/api\/queues\/([^/]+)\/([^/]+)$/.exec(pathname);
+    if (!one) return notFound();
+    const queue = this.queues.get(`${decodeURIComponent(one[1]!)}\u0000${decodeURIComponent(one[2]!)}`);
+    if (!queue) return notFound();
+    json(200, this.describe(queue));
+  }
+
+  private describe(queue: StubQueue) {
+    return { auto_delete: false, exclusive: false, policy: null, ...queue, vhost: queue.vhost ?? '/' };
   }
 }

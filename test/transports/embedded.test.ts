@@ -210,6 +210,11 @@ describe('embedded transport', () => {
     expect(() => createEmbeddedTransport({ path: file.path, pollIntervalMs: 0 })).toThrow(/pollIntervalMs/);
     expect(() => createEmbeddedTransport({})).toThrow(/exactly one of "path" and "database"/);
     expect(() => createEmbeddedTransport({ path: file.path, tablePrefix: 'bad prefix' })).toThrow(/tablePrefix/);
+    const t = createEmbeddedTransport({ path: file.path });
+    await expect(t.subscribe({ group: 'a@b', topics: ['x'] }, async () => undefined)).rejects.toThrow(
+      /"group": must not contain "@"/,
+    );
+    await t.close();
   });
 
   it('publishes and consumes 10,000 messages at a useful rate', async () => {

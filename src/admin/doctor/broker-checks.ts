@@ -85,7 +85,7 @@ function listedCheck(probe: BrokerProbe, names: readonly string[]): DoctorCheck 
       level: 'warn',
       message: `no queue is configured and ${probe.broker} knows none — no consumer has run yet`,
       facts,
-      nextStep: "start the consumers, or list their queues in transport.queues",
+      nextStep: 'start the consumers, or list their queues in transport.queues',
     };
   }
   return {

@@ -50,7 +50,10 @@ export interface DoctorInput {
   readonly store: DoctorStore;
   /** Omit when there is no broker to check (then only the producer and consumer are checked). */
   readonly probe?: BrokerProbe;
-  /** Queues the broker checks look at (the consumers' queues). */
+  /**
+   * Queues the broker checks look at (the consumers' queues). Empty or omitted: every queue the
+   * probe lists, when it can enumerate them (`BrokerProbe.listQueues`).
+   */
   readonly knownQueues?: readonly string[];
   readonly facts?: DoctorFacts;
   readonly thresholds?: DoctorThresholdsInput;

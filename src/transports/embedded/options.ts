@@ -117,6 +117,8 @@ export function parseSubscribeOptions(options: SubscribeOptions): EmbeddedSubscr
   if (options === null || typeof options !== 'object') throw new InvalidOptionError('options', 'must be an object');
   if (typeof options.group !== 'string' || options.group.length === 0)
     throw new InvalidOptionError('group', 'must be a non-empty string');
+  // The doctor names a group's backlog `<topic>@<group>`, split at the last "@".
+  if (options.group.includes('@')) throw new InvalidOptionError('group', 'must not contain "@"');
   if (!Array.isArray(options.topics) || options.topics.length === 0)
     throw new InvalidOptionError('topics', 'must be a non-empty array');
   for (const topic of options.topics) {

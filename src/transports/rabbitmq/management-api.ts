@@ -12,6 +12,12 @@ interface ManagementQueue {
   readonly consumers?: number;
 }
 
+/** The fields read from each entry of `GET /api/queues/{vhost}`. */
+interface ListedQueue {
+  readonly name: string;
+  readonly exclusive?: boolean;
+}
+
 export interface ManagementTarget {
   /** Base URL without credentials, e.g. `http://localhost:15672`. */
   readonly base: string;
@@ -41,27 +47,9 @@ export function managementTarget(managementUrl: string, amqpUrl: string): Manage
 
 /** One queue from the management API; a 404 is a missing queue. */
 export async function fetchQueueState(target: ManagementTarget, name: string, timeoutMs: number): Promise<QueueState> {
-  const url = `${target.base}/api/queues/${encodeURIComponent(target.vhost)}/${encodeURIComponent(name)}`;
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      headers: { authorization: target.authorization, accept: 'application/json' },
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (err) {
-    throw new SuretyError('SURETY_CONNECTION_LOST', `management API at ${target.base} did not answer`, { cause: err });
-  }
-  if (res.status === 404) {
-    await res.body?.cancel();
-    return missingQueue(name, 'management');
-  }
-  if (!res.ok) {
-    await res.body?.cancel();
-    throw new SuretyError(
-      'SURETY_CONNECTION_LOST',
-      `management API at ${target.base} answered ${res.status} for queue "${name}"${res.status === 401 ? ' (check the credentials)' : ''}`,
-    );
-  }
+  const path = `/api/queues/${encodeURIComponent(target.vhost)}/${encodeURIComponent(name)}`;
+  const res = await get(target, path, timeoutMs, `queue "${name}"`);
+  if (!res) return missingQueue(name, 'management');
   const q = (await res.json()) as ManagementQueue;
   const policy = Array.isArray(q.effective_policy_definition) ? {} : (q.effective_policy_definition ?? {});
   const args: Record<string, unknown> = { ...(q.arguments ?? {}) };
@@ -79,6 +67,51 @@ export async function fetchQueueState(target: ManagementTarget, name: string, ti
     arguments: args,
     source: 'management',
   };
+}
+
+/**
+ * The vhost's queue names (`GET /api/queues/{vhost}`), sorted. Exclusive queues are left out: they
+ * belong to one connection (e.g. a reply queue) and vanish with it, so nothing is lost there.
+ */
+export async function fetchQueueNames(target: ManagementTarget, timeoutMs: number): Promise<string[]> {
+  const path = `/api/queues/${encodeURIComponent(target.vhost)}?columns=name,exclusive`;
+  const what = `the queues of vhost "${target.vhost}"`;
+  const res = await get(target, path, timeoutMs, what);
+  if (!res) throw answered(target, 404, what); // no such vhost
+  const queues = (await res.json()) as ListedQueue[];
+  return queues
+    .filter((q) => q.exclusive !== true)
+    .map((q) => q.name)
+    .sort();
+}
+
+/** A GET with the target's credentials; a 404 resolves to undefined, any other failure rejects. */
+async function get(
+  target: ManagementTarget,
+  path: string,
+  timeoutMs: number,
+  what: string,
+): Promise<Response | undefined> {
+  let res: Response;
+  try {
+    res = await fetch(`${target.base}${path}`, {
+      headers: { authorization: target.authorization, accept: 'application/json' },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (err) {
+    throw new SuretyError('SURETY_CONNECTION_LOST', `management API at ${target.base} did not answer`, { cause: err });
+  }
+  if (res.ok) return res;
+  await res.body?.cancel();
+  if (res.status === 404) return undefined;
+  throw answered(target, res.status, what);
+}
+
+function answered(target: ManagementTarget, status: number, what: string): SuretyError {
+  return new SuretyError(
+    'SURETY_CONNECTION_LOST',
+    `management API at ${target.base} answered ${status} for ${what}${status === 401 ? ' (check the credentials)' : ''}`,
+  );
 }
 
 export function missingQueue(name: string, source: QueueState['source']): QueueState {

@@ -1,7 +1,13 @@
 import { InvalidOptionError, SuretyError } from '../../core/errors.js';
 import type { BrokerProbe, QueueState } from '../../ports/broker-probe.js';
 import { loadAmqplib, type AmqpConnection, type AmqpDriver } from './driver.js';
-import { fetchQueueState, managementTarget, missingQueue, type ManagementTarget } from './management-api.js';
+import {
+  fetchQueueNames,
+  fetchQueueState,
+  managementTarget,
+  missingQueue,
+  type ManagementTarget,
+} from './management-api.js';
 import { learnQueueSettings, type LearntQueueSettings } from './queue-settings.js';
 
 export interface RabbitMqQueueProbeOptions {
@@ -9,7 +15,8 @@ export interface RabbitMqQueueProbeOptions {
   readonly url: string;
   /**
    * Management API, e.g. `http://user:pass@host:15672` (credentials default to the AMQP URL's).
-   * With it the probe also reads unacked counts and policies; without it, AMQP alone.
+   * With it the probe also reads unacked counts and policies, and can list the vhost's queues
+   * (`listQueues`); without it, AMQP alone, which cannot enumerate queues.
    */
   readonly managementUrl?: string;
   /** Connect and HTTP timeout. Default 5000 ms. */
@@ -25,6 +32,8 @@ const SETTINGS_TTL_MS = 60_000;
  * A read-only {@link BrokerProbe} for RabbitMQ. Without the management API it uses a passive
  * declare (ready messages and consumers) on a channel of its own, since a missing queue closes the
  * channel, then learns durability and arguments by no-op re-declares (see `learnQueueSettings`).
+ * With `managementUrl` it reads each queue from the management API instead, and `listQueues` names
+ * the vhost's queues.
  * @example
  * const probe = createRabbitMqQueueProbe({ url: 'amqp://localhost' });
  * const billing = await probe.inspect('billing'); // { ready: 12, consumers: 0, durable: true, ... }
@@ -51,6 +60,8 @@ class RabbitMqQueueProbe implements BrokerProbe {
   readonly address: string;
   private connection: Promise<AmqpConnection> | undefined;
   private readonly learnt = new Map<string, { at: number; settings: LearntQueueSettings }>();
+  /** Only with the management API: AMQP has no way to enumerate queues. */
+  readonly listQueues?: () => Promise<string[]>;
 
   constructor(
     private readonly url: string,
@@ -61,6 +72,7 @@ class RabbitMqQueueProbe implements BrokerProbe {
   ) {
     const u = new URL(url);
     this.address = management ? management.base : `${u.protocol}//${u.host}${u.pathname.length > 1 ? u.pathname : ''}`;
+    if (management) this.listQueues = () => fetchQueueNames(management, timeoutMs);
   }
 
   async inspect(queue: string): Promise<QueueState> {
