@@ -2,6 +2,7 @@ import { currentSession, isOperator, post } from './api.js';
 import { confirmAction } from './dialog.js';
 import { h } from './dom.js';
 import { notify, refreshNow } from './shell.js';
+import { isMultiStore, storeParam } from './stores.js';
 
 /**
  * An action button. Viewers see it disabled with the reason (the API refuses them anyway); operators get a
@@ -34,10 +35,19 @@ function actionButton(label, describe, dialog) {
   );
 }
 
-/** Replay, Ignore and (when the server allows it) Edit then replay, for one dead letter. */
+/** ` in store billing` when the server reads several stores; row ids are only unique within their store. */
+export function inStore(store) {
+  return isMultiStore() && store ? ` in store ${store}` : '';
+}
+
+/**
+ * Replay, Ignore and (when the server allows it) Edit then replay, for one dead letter. Each request names the
+ * row's `store` (a lineage row carries it).
+ */
 export function deadLetterActions(row) {
-  const what = `dead letter ${row.id} (${row.type || 'undecodable'} for group ${row.group})`;
+  const what = `dead letter ${row.id}${inStore(row.store)} (${row.type || 'undecodable'} for group ${row.group})`;
   const path = `dead-letters/${row.id}`;
+  const query = { store: storeParam(row.store) };
   const replayable = ['pending', 'dead', 'ignored'].includes(row.status);
   const ignorable = ['pending', 'dead'].includes(row.status);
   const buttons = [
@@ -48,7 +58,7 @@ export function deadLetterActions(row) {
       reason: 'optional',
       unavailable: replayable ? null : `A ${row.status} dead letter cannot be replayed.`,
       done: `Replay of dead letter ${row.id} requested.`,
-      run: ({ reason }) => post(`${path}/replay`, reason ? { reason } : {}),
+      run: ({ reason }) => post(`${path}/replay`, reason ? { reason } : {}, query),
     }),
     actionButton('Ignore', 'Close it without running it; a reason is required', {
       title: `Ignore ${what}`,
@@ -56,7 +66,7 @@ export function deadLetterActions(row) {
       reason: 'required',
       unavailable: ignorable ? null : `A ${row.status} dead letter cannot be ignored.`,
       done: `Dead letter ${row.id} ignored.`,
-      run: ({ reason }) => post(`${path}/ignore`, { reason }),
+      run: ({ reason }) => post(`${path}/ignore`, { reason }, query),
     }),
   ];
   if (editAllowed()) {
@@ -73,37 +83,45 @@ export function deadLetterActions(row) {
             ? 'The body is not text.'
             : null,
         done: `Dead letter ${row.id} edited; replay requested.`,
-        run: ({ reason, body }) => post(`${path}/edit`, { body, reason }),
+        run: ({ reason, body }) => post(`${path}/edit`, { body, reason }, query),
       }),
     );
   }
-  return h('div', { class: 'actions', role: 'group', 'aria-label': `Actions for dead letter ${row.id}` }, buttons);
+  return h(
+    'div',
+    { class: 'actions', role: 'group', 'aria-label': `Actions for dead letter ${row.id}${inStore(row.store)}` },
+    buttons,
+  );
 }
 
-/** Resend, for one outbox row. */
+/** Resend, for one outbox row (in its `store`). */
 export function outboxActions(row) {
   return h(
     'div',
     { class: 'actions', role: 'group', 'aria-label': `Actions for outbox message ${row.messageId}` },
     actionButton('Resend', 'Publish it again with the same message id', {
-      title: `Resend ${row.type} ${row.messageId}`,
+      title: `Resend ${row.type} ${row.messageId}${inStore(row.store)}`,
       description:
         'The relay publishes the message again with the same id (attempts start from 0). Consumers that already handled it skip it while their inbox still holds it.',
       reason: 'optional',
       done: `Resend of ${row.messageId} requested.`,
-      run: ({ reason }) => post(`outbox/${encodeURIComponent(row.messageId)}/resend`, reason ? { reason } : {}),
+      run: ({ reason }) =>
+        post(`outbox/${encodeURIComponent(row.messageId)}/resend`, reason ? { reason } : {}, {
+          store: storeParam(row.store),
+        }),
     }),
   );
 }
 
-/** A bulk action by the list's current filter, run by the server as a job. */
-export function bulkButton(label, kind, filter, description, reason) {
+/** A bulk action by the list's current filter, run by the server as a job in the list's store. */
+export function bulkButton(label, kind, filter, description, reason, store) {
   return actionButton(label, description, {
     title: label,
     description,
     reason,
     done: 'Job started: follow it on the Jobs page.',
-    run: (input) => post('jobs', { kind, filter, ...(input.reason ? { reason: input.reason } : {}) }),
+    run: (input) =>
+      post('jobs', { kind, filter, ...(input.reason ? { reason: input.reason } : {}) }, { store: storeParam(store) }),
   });
 }
 

@@ -103,4 +103,5 @@ export async function signOut() {
 }
 
 export const get = (path, query) => api('GET', path, { query });
-export const post = (path, body) => api('POST', path, { body: body ?? {} });
+/** `query` carries e.g. `{ store }`: request bodies never name the store. */
+export const post = (path, body, query) => api('POST', path, { body: body ?? {}, query });

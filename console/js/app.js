@@ -2,6 +2,7 @@
 import { currentSession, loadSession, onSessionChange, signIn, signOut } from './api.js';
 import { errorBox, fill, h } from './dom.js';
 import { clearNotice, notify, setRefresher } from './shell.js';
+import { choose, isMultiStore, loadStores, storeList, storeOf } from './stores.js';
 import { auditView } from './views/audit.js';
 import { deadLettersView } from './views/dead-letters.js';
 import { jobsView } from './views/jobs.js';
@@ -20,6 +21,9 @@ const routes = [
   [/^\/audit$/, auditView],
   [/^\/jobs$/, jobsView],
 ];
+
+// Views that show one store at a time; the overview and a message's page merge every store.
+const PER_STORE = new Set(['/outbox', '/dead-letters', '/audit', '/jobs']);
 
 let current = null;
 let inFlight = null;
@@ -45,6 +49,8 @@ function show({ focus = false } = {}) {
   }
   document.getElementById('who-name').textContent = `${session.actor} (${session.role})`;
   const { path, query } = parseHash();
+  if (PER_STORE.has(path) && query.get('store')) choose(query.get('store'));
+  showStorePicker(path, query);
   current = null;
   for (const [pattern, make] of routes) {
     const match = pattern.exec(path);
@@ -59,13 +65,55 @@ function show({ focus = false } = {}) {
   };
   document.title = `${current.title} · Surety console`;
   for (const link of document.querySelectorAll('#nav a')) {
-    const active = path.startsWith(link.getAttribute('href').slice(1));
-    if (active) link.setAttribute('aria-current', 'page');
+    const route = link.getAttribute('href').replace(/^#|\?.*$/g, '');
+    // A list link keeps the store the reader chose.
+    link.setAttribute(
+      'href',
+      PER_STORE.has(route) && isMultiStore() ? `#${route}?store=${storeOf(query)}` : `#${route}`,
+    );
+    if (path.startsWith(route)) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
   fill(main, current.nodes);
   if (focus) main.focus();
   void refresh();
+}
+
+/**
+ * The header's store selector: shown only when the server reads several databases. On a list it switches the
+ * list's store (the address keeps it); the overview and a message's page show every store, so there it rests.
+ */
+function showStorePicker(path, query) {
+  const picker = document.getElementById('store-picker');
+  const select = document.getElementById('store');
+  picker.hidden = !isMultiStore();
+  if (picker.hidden) return;
+  const perStore = PER_STORE.has(path);
+  const selected = perStore ? storeOf(query) : '';
+  fill(
+    select,
+    perStore ? null : h('option', { value: '' }, 'All stores'),
+    storeList().map((st) =>
+      h(
+        'option',
+        { value: st.name, selected: st.name === selected },
+        st.dialect ? `${st.name} (${st.dialect})` : st.name,
+      ),
+    ),
+  );
+  select.value = selected;
+  select.disabled = !perStore;
+  select.title = perStore ? 'Which database this list shows' : 'This page shows every store';
+}
+
+function onStoreChosen(event) {
+  const { path, query } = parseHash();
+  if (!PER_STORE.has(path) || !event.target.value) return;
+  choose(event.target.value);
+  query.set('store', event.target.value);
+  // Another store's rows: its own pages.
+  query.delete('before');
+  location.hash = `#${path}?${query}`;
 }
 
 /** Refreshes the current view; a request made while one runs is served right after it. */
@@ -137,13 +185,19 @@ function showSignIn(main) {
 
 async function start() {
   let wasSignedIn = false;
-  onSessionChange((session) => {
+  onSessionChange(async (session) => {
     if (!session && wasSignedIn) notify('You are signed out. Sign in again to continue.', 'warning');
     // A confirmation left open would act with a session that no longer exists.
     if (!session) for (const dialog of document.querySelectorAll('dialog[open]')) dialog.close();
     wasSignedIn = Boolean(session);
+    if (session) {
+      await loadStores().catch((error) => notify(`The list of stores could not be loaded: ${error.message}`, 'error'));
+    }
+    // Signed out meanwhile: the sign-in form is already up.
+    if (session && currentSession() !== session) return;
     show({ focus: true });
   });
+  document.getElementById('store').addEventListener('change', onStoreChosen);
   document.getElementById('logout').addEventListener('click', () => {
     signOut().catch((error) => notify(`Sign-out failed: ${error.message}`, 'error'));
   });

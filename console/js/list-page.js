@@ -1,6 +1,7 @@
 import { get } from './api.js';
 import { h, table, toIso, toLocalInput } from './dom.js';
 import { liveSection } from './live.js';
+import { isMultiStore, storeOf, storeParam } from './stores.js';
 
 // The `before` values of the pages above the current one, per list, so "Newer" can go back up.
 const pageStacks = new Map();
@@ -16,8 +17,11 @@ const pageStacks = new Map();
  * @param {URLSearchParams} o.query  the current address's query
  * @param {Array<{name: string, label: string, kind?: 'text'|'statuses'|'time'|'select', options?: string[]}>} o.fields
  * @param {string[]} o.columns
- * @param {(item: any) => unknown[]} o.row
- * @param {(filter: Record<string, string>) => unknown} [o.tools]  extra controls under the form (bulk actions)
+ * @param {(item: any, store: string) => unknown[]} o.row
+ * @param {(filter: Record<string, string>, store: string) => unknown} [o.tools]  extra controls under the form (bulk actions)
+ *
+ * With several stores the list shows one of them: the address's `store` (kept across filtering and paging), which
+ * every request of the list names.
  */
 export function listPage({ route, apiPath = route, heading, query, fields, columns, row, tools, intro }) {
   const applied = {};
@@ -27,8 +31,10 @@ export function listPage({ route, apiPath = route, heading, query, fields, colum
   }
   const limit = query.get('limit') ?? '50';
   const before = query.get('before') ?? '';
-  const stack = pageStacks.get(route) ?? [];
-  pageStacks.set(route, stack);
+  const store = storeOf(query);
+  const stackKey = `${route} ${store}`;
+  const stack = pageStacks.get(stackKey) ?? [];
+  pageStacks.set(stackKey, stack);
 
   const form = h(
     'form',
@@ -64,6 +70,7 @@ export function listPage({ route, apiPath = route, heading, query, fields, colum
 
   function go(filter, nextLimit = limit, nextBefore = '') {
     const params = new URLSearchParams(filter);
+    if (isMultiStore()) params.set('store', store);
     if (nextLimit !== '50') params.set('limit', nextLimit);
     if (nextBefore !== '') params.set('before', String(nextBefore));
     const qs = params.toString();
@@ -73,12 +80,12 @@ export function listPage({ route, apiPath = route, heading, query, fields, colum
 
   const list = liveSection(
     heading,
-    () => get(apiPath, { ...applied, limit, before }),
+    () => get(apiPath, { ...applied, limit, before, store: storeParam(store) }),
     (page) => [
       table(
-        `${heading}: ${page.items.length} shown${before ? ' (older page)' : ''}`,
+        `${heading}${isMultiStore() ? ` in store ${page.store ?? store}` : ''}: ${page.items.length} shown${before ? ' (older page)' : ''}`,
         columns,
-        page.items.map(row),
+        page.items.map((item) => row(item, store)),
         Object.keys(applied).length ? 'No rows match these filters.' : 'Nothing here yet.',
       ),
       h(
@@ -111,7 +118,7 @@ export function listPage({ route, apiPath = route, heading, query, fields, colum
       h('h1', {}, heading),
       intro ? h('p', { class: 'intro' }, intro) : null,
       form,
-      tools ? tools(applied) : null,
+      tools ? tools(applied, store) : null,
       list.el,
     ],
     refresh: () => list.refresh(),

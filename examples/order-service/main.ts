@@ -1,11 +1,12 @@
 /**
  * Surety's main job on the embedded default: no server needed.
  *
- * An order service writes each order and its `order.created` event in one SQLite transaction; the
- * relay publishes committed events to the embedded log (confirmed = durably appended); a billing
- * service consumes them exactly once (inbox record and invoice in one transaction, then the
- * checkpoint). Both services keep their tables in one SQLite file, so the operations console,
- * served on localhost, follows each message from the outbox to the invoice.
+ * An order service writes each order and its `order.created` event in one transaction of its own
+ * SQLite database; the relay publishes committed events to the embedded log (confirmed = durably
+ * appended); a billing service consumes them exactly once into its own SQLite database (inbox record
+ * and invoice in one transaction, then the checkpoint). The operations console, served on localhost,
+ * reads both databases (stores "orders" and "billing") and follows each message from the outbox to
+ * the invoice across them.
  *
  * The payment provider times out on every fourth order at first: the replay job retries those with
  * backoff by itself. The fraud check flags every tenth order: it goes dead at once and waits for an
@@ -20,10 +21,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startAdminServer, type AdminServer } from '../../src/admin/index.js';
-import { runDoctor } from '../../src/admin/doctor/index.js';
+import { mergeDoctorReports, runDoctor, startAdminServer, type AdminServer } from '../../src/admin/index.js';
 import { Consumer, Outbox, OutboxRelay, PermanentError, ReplayJob } from '../../src/index.js';
-import { createSqliteOutboxStore } from '../../src/stores/sqlite/index.js';
+import { createSqliteOutboxStore, type SqliteOutboxStore } from '../../src/stores/sqlite/index.js';
 import {
   createEmbeddedQueueProbe,
   createEmbeddedTransport,
@@ -57,34 +57,47 @@ const quiet = {
   error: (obj: object, msg?: string) => console.error(`error: ${msg ?? ''} ${JSON.stringify(obj)}`),
 };
 
-// One database for both services (orders, outbox, invoices, inbox, dead letters): the console reads one store.
-const store = await createSqliteOutboxStore({ path: join(dataDir, 'shop.sqlite') });
-await store.migrate();
-await store.transaction(async (tx) => {
-  await tx.query(
-    'CREATE TABLE IF NOT EXISTS orders (id TEXT PRIMARY KEY, customer TEXT NOT NULL, total_cents INTEGER NOT NULL)',
-  );
-  await tx.query('CREATE TABLE IF NOT EXISTS invoices (order_id TEXT PRIMARY KEY, total_cents INTEGER NOT NULL)');
-});
+// Each service has its own database, as in production: orders and the outbox; invoices, the inbox and dead letters.
+const orders = await openDatabase(
+  'orders',
+  'CREATE TABLE IF NOT EXISTS orders (id TEXT PRIMARY KEY, customer TEXT NOT NULL, total_cents INTEGER NOT NULL)',
+);
+const billing = await openDatabase(
+  'billing',
+  'CREATE TABLE IF NOT EXISTS invoices (order_id TEXT PRIMARY KEY, total_cents INTEGER NOT NULL)',
+);
 const transport = await createEmbeddedTransport({ path: join(dataDir, 'broker.sqlite') });
 // The doctor reads the log read-only: billing's backlog and whether its consumer is alive.
 const probe = createEmbeddedQueueProbe({ path: join(dataDir, 'broker.sqlite') });
-const outbox = new Outbox({ store });
-const relay = new OutboxRelay({ store, publisher: transport, outbox, logger: quiet, pollIntervalMs: 500 });
+const outbox = new Outbox({ store: orders });
+const relay = new OutboxRelay({ store: orders, publisher: transport, outbox, logger: quiet, pollIntervalMs: 500 });
 await relay.start();
 
-// The operations console, on loopback only, with tokens made up for this run.
+// The operations console over both databases, on loopback only, with tokens made up for this run.
 const operatorToken = randomBytes(18).toString('base64url');
 const viewerToken = randomBytes(18).toString('base64url');
+const stores = { orders, billing };
 const server = await startConsole({
-  store,
+  stores,
   host: '127.0.0.1',
   port,
   tokens: [
     { name: 'local-operator', role: 'operator', token: operatorToken },
     { name: 'local-viewer', role: 'viewer', token: viewerToken },
   ],
-  doctor: () => runDoctor({ store, probe, knownQueues: [embeddedQueueName('order.created', 'billing')] }),
+  // Each database's producer and consumer checks, the broker (the log) once, one verdict across them.
+  doctor: async () =>
+    mergeDoctorReports([
+      {
+        store: 'orders',
+        report: await runDoctor({
+          store: stores.orders,
+          probe,
+          knownQueues: [embeddedQueueName('order.created', 'billing')],
+        }),
+      },
+      { store: 'billing', report: await runDoctor({ store: stores.billing }) },
+    ]),
   logger: quiet,
 });
 
@@ -95,7 +108,7 @@ const startedAt = Date.now();
 const timedOutOnce = new Set<string>();
 const consumer = new Consumer({
   group: 'billing',
-  store,
+  store: billing,
   transport,
   logger: quiet,
   deadLetters: { scheduleMs: [1_000, 2_000, 4_000], maxAttempts: 5 },
@@ -127,13 +140,21 @@ const replayJob = new ReplayJob(consumer, { intervalMs: 500 });
 replayJob.start();
 
 console.log(
-  `Surety demo: orders -> outbox (SQLite) -> relay -> embedded log -> billing (inbox, dead letters, replay). Data in ${dataDir}. Ctrl-C to stop.`,
+  `Surety demo: orders -> outbox (orders.sqlite) -> relay -> embedded log -> billing (inbox, dead letters, replay in billing.sqlite). Data in ${dataDir}. Ctrl-C to stop.`,
 );
-console.log(`Operations console: ${server.url}/`);
+console.log(`Operations console: ${server.url}/ (stores: orders, billing)`);
 console.log(`  operator token: ${operatorToken}`);
 console.log(`  viewer token:   ${viewerToken}`);
 console.log('  (tokens made up for this run, valid until it stops; paste one into the sign-in form)');
 const timer = setInterval(() => void placeOrder(), intervalMs);
+
+/** The SQLite file `<name>.sqlite` with Surety's tables and the service's own table. */
+async function openDatabase(name: string, createTable: string): Promise<SqliteOutboxStore> {
+  const db = await createSqliteOutboxStore({ path: join(dataDir, `${name}.sqlite`) });
+  await db.migrate();
+  await db.transaction((tx) => tx.query(createTable));
+  return db;
+}
 
 /** Listens on `port`; if the default is taken, on the next free port. */
 async function startConsole(options: Parameters<typeof startAdminServer>[0]): Promise<AdminServer> {
@@ -169,9 +190,10 @@ async function shutdown(): Promise<void> {
   await consumer.stop();
   await probe.close();
   await transport.close();
-  const stats = await store.stats();
-  const letters = await store.countDeadLetters('billing');
-  await store.close();
+  const stats = await orders.stats();
+  const letters = await billing.countDeadLetters('billing');
+  await orders.close();
+  await billing.close();
   const secs = ((Date.now() - startedAt) / 1000).toFixed(1);
   console.log(
     `done: ${produced} orders produced, ${invoiced} invoiced in ${secs}s; outbox ${stats.pending} pending, ${stats.sent} sent, ${stats.dead} dead; dead letters ${letters.resolved} resolved, ${letters.pending + letters.replaying} waiting, ${letters.dead} dead`,

@@ -128,10 +128,14 @@ export class AdminService {
   }
 
   async lineage(messageId: string): Promise<Lineage> {
-    const id = parseInput(messageIdSchema, messageId, 'messageId');
-    const lineage = await this.o.store.lineage(id);
-    if (!lineage) throw new NotFoundError(`no outbox row, inbox record or dead letter knows message ${id}`);
+    const lineage = await this.findLineage(messageId);
+    if (!lineage) throw new NotFoundError(`no outbox row, inbox record or dead letter knows message ${messageId}`);
     return lineage;
+  }
+
+  /** {@link lineage}, but undefined when this store does not know the message (one store of several may not). */
+  async findLineage(messageId: string): Promise<Lineage | undefined> {
+    return this.o.store.lineage(parseInput(messageIdSchema, messageId, 'messageId'));
   }
 
   async listAudit(filter: AuditFilterInput = {}, page: PageInput = {}): Promise<Page<AuditEntry>> {

@@ -16,6 +16,19 @@ export class UsageError extends SuretyError {
   }
 }
 
+/** One of several named databases failed; keeps the cause's code, so the exit code is the cause's. */
+export class DatabaseError extends SuretyError {
+  constructor(
+    readonly database: string,
+    cause: unknown,
+  ) {
+    const inner = cause instanceof SuretyError ? cause.message : describeError(cause);
+    super(cause instanceof SuretyError ? cause.code : 'SURETY_STORE_FAILED', `database ${database}: ${inner}`, {
+      cause,
+    });
+  }
+}
+
 /** Maps a failed command's error to its message and exit code. */
 export function exitFor(err: unknown): { code: number; message: string } {
   if (err instanceof UsageError || err instanceof ConfigError) return { code: EXIT.usage, message: err.message };

@@ -1,33 +1,59 @@
-import { runDoctor, type DoctorReport } from '../admin/doctor/index.js';
+import { DEFAULT_STORE_NAME } from '../admin/store-directory.js';
+import { mergeDoctorReports, runDoctor, type StoreDoctorReport } from '../admin/doctor/index.js';
 import type { SuretyConfig } from '../config/schema.js';
 import type { BrokerProbe } from '../ports/broker-probe.js';
-import type { SuretyStore } from './context.js';
+import { namedError, type NamedStore, type SuretyStore } from './context.js';
 
 export interface DoctorRunner {
   /** A fresh report. */
-  run(now?: number): Promise<DoctorReport>;
+  run(now?: number): Promise<StoreDoctorReport>;
   close(): Promise<void>;
 }
 
-/** The doctor wired from the config: the store, a probe of the configured broker, the known queues. */
+/**
+ * The doctor wired from the config: one store, or several named ones, a probe of the configured
+ * broker and the known queues. Over several databases each is checked and the reports are merged:
+ * producer and consumer checks name their database, the broker is probed once, and the verdict is
+ * the most upstream failure across all of them.
+ * @example
+ * const doctor = await createDoctorRunner(config, [{ name: 'orders', store: orders }, { name: 'billing', store: billing }]);
+ * (await doctor.run()).verdict.message; // "producer: orders: oldest pending message is 14 min old …"
+ */
 export async function createDoctorRunner(
   config: SuretyConfig,
-  store: SuretyStore,
+  stores: SuretyStore | readonly NamedStore[],
   extraQueues: readonly string[] = [],
 ): Promise<DoctorRunner> {
+  const list: readonly NamedStore[] = Array.isArray(stores)
+    ? (stores as readonly NamedStore[])
+    : [{ name: DEFAULT_STORE_NAME, store: stores as SuretyStore }];
   const probe = await probeFor(config);
   const { retryStrategy, ...thresholds } = config.doctor;
   const knownQueues = [...new Set([...(config.transport?.queues ?? []), ...extraQueues])];
+  const facts = { persistentPublishing: persistentPublishing(config), retryStrategy };
   return {
-    run: (now) =>
-      runDoctor({
-        store,
-        ...(probe ? { probe } : {}),
-        knownQueues,
-        facts: { persistentPublishing: persistentPublishing(config), retryStrategy },
-        thresholds,
-        ...(now !== undefined ? { now } : {}),
-      }),
+    async run(now) {
+      const at = now ?? Date.now();
+      const parts = await Promise.all(
+        list.map(async ({ name, store }, i) => {
+          try {
+            // The broker is the same for every database: only the first run probes it.
+            const report = await runDoctor({
+              store,
+              ...(i === 0 && probe ? { probe } : {}),
+              knownQueues,
+              facts,
+              thresholds,
+              now: at,
+            });
+            return { store: name, report };
+          } catch (err) {
+            throw namedError(config, name, err);
+          }
+        }),
+      );
+      return mergeDoctorReports(parts);
+    },
     close: async () => probe?.close(),
   };
 }

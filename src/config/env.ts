@@ -1,5 +1,8 @@
+import { parseDatabasesVariable } from './databases-variable.js';
+import { setValue } from './set-value.js';
+
 /** How an environment variable's text becomes a config value. */
-type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'list' | 'tokens';
+type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'list' | 'tokens' | 'databases';
 
 export interface EnvVariable {
   readonly name: string;
@@ -15,8 +18,25 @@ export interface EnvVariable {
  */
 export const ENV_VARIABLES: readonly EnvVariable[] = [
   { name: 'SURETY_DATABASE_URL', path: 'database.url', kind: 'string', description: 'database URL' },
-  { name: 'SURETY_TABLE_PREFIX', path: 'database.tablePrefix', kind: 'string', description: 'table prefix' },
-  { name: 'SURETY_DATABASE_SCHEMA', path: 'database.schema', kind: 'string', description: 'PostgreSQL schema' },
+  // Before the prefix and schema, which then apply to each of these databases.
+  {
+    name: 'SURETY_DATABASES',
+    path: 'databases',
+    kind: 'databases',
+    description: 'comma-separated name=url (several databases)',
+  },
+  {
+    name: 'SURETY_TABLE_PREFIX',
+    path: 'database.tablePrefix',
+    kind: 'string',
+    description: 'table prefix (of every database)',
+  },
+  {
+    name: 'SURETY_DATABASE_SCHEMA',
+    path: 'database.schema',
+    kind: 'string',
+    description: 'PostgreSQL schema (of every database)',
+  },
   { name: 'SURETY_TRANSPORT', path: 'transport.kind', kind: 'string', description: 'rabbitmq or embedded' },
   { name: 'SURETY_AMQP_URL', path: 'transport.url', kind: 'string', description: 'RabbitMQ URL' },
   {
@@ -61,9 +81,11 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
  * Parses one variable. A value of the wrong shape is passed on as text, so the schema refuses it
  * with the same message a file would get.
  */
-function convert(kind: Kind, raw: string): unknown {
+function convert(kind: Kind, raw: string, name: string): unknown {
   const text = raw.trim();
   switch (kind) {
+    case 'databases':
+      return parseDatabasesVariable(text, name);
     case 'integer':
     case 'number':
       return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
@@ -98,15 +120,7 @@ export function applyEnvironment(
   for (const v of ENV_VARIABLES) {
     const raw = env[v.name];
     if (raw === undefined || raw.trim() === '') continue;
-    const keys = v.path.split('.');
-    let node = target;
-    for (const key of keys.slice(0, -1)) {
-      const next = node[key];
-      if (next === null || typeof next !== 'object' || Array.isArray(next)) node[key] = {};
-      node = node[key] as Record<string, unknown>;
-    }
-    node[keys.at(-1)!] = convert(v.kind, raw);
-    sources.set(v.path, v.name);
+    setValue(target, v.path, convert(v.kind, raw, v.name), sources, v.name);
   }
   return sources;
 }

@@ -22,9 +22,36 @@ export function toProblems(
   return issues.map((issue) => {
     const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
     const dotted = formatPath(path);
-    const from = sources.get(path.map(String).join('.'));
-    return { path: dotted, message: describe(issue, schema, input), ...(from ? { from } : {}) };
+    const message = describe(issue, schema, input);
+    const traced = originsOf(issue)?.map((key) => [key, setBy(key, sources)] as const);
+    // Worth saying only when a variable or flag set one of them; otherwise both are in the file.
+    if (traced?.some(([, by]) => by)) {
+      const where = traced.map(([key, by]) => `${key} from ${by ?? 'the config file'}`).join('; ');
+      return { path: dotted, message: `${message} (${where})` };
+    }
+    const from = sourceOf(path.map(String), sources);
+    return { path: dotted, message, ...(from ? { from } : {}) };
   });
+}
+
+/** The variable or flag that set a value at `keys` or at one of its parents (a list, a section). */
+function sourceOf(keys: readonly string[], sources: ReadonlyMap<string, string>): string | undefined {
+  for (let n = keys.length; n > 0; n--) {
+    const from = sources.get(keys.slice(0, n).join('.'));
+    if (from) return from;
+  }
+  return undefined;
+}
+
+/** Keys a rule asked to be traced (`params.origins`), e.g. both of `database` and `databases`. */
+function originsOf(issue: Issue): string[] | undefined {
+  const origins = issue.code === 'custom' ? (issue.params as { origins?: unknown } | undefined)?.origins : undefined;
+  return Array.isArray(origins) ? origins.map(String) : undefined;
+}
+
+/** The variable or flag that set `key` or anything under it, e.g. SURETY_DATABASE_URL for `database`. */
+function setBy(key: string, sources: ReadonlyMap<string, string>): string | undefined {
+  return [...sources].find(([path]) => path === key || path.startsWith(`${key}.`))?.[1];
 }
 
 function describe(issue: Issue, schema: z.ZodType, input: unknown): string {
@@ -44,7 +71,8 @@ function describe(issue: Issue, schema: z.ZodType, input: unknown): string {
       return `must be ${article(issue.expected)}${got}`;
     case 'too_small':
       if (issue.origin === 'string') return `must be at least ${String(issue.minimum)} characters long`;
-      if (issue.origin === 'array') return `must have at least ${String(issue.minimum)} items`;
+      if (issue.origin === 'array')
+        return isCustomMessage(issue) ? issue.message : `must have at least ${String(issue.minimum)} items`;
       return isCustomMessage(issue)
         ? `${issue.message}${got}`
         : `must be ${issue.inclusive ? 'at least' : 'more than'} ${String(issue.minimum)}${got}`;
@@ -98,6 +126,7 @@ interface Def {
   in?: { _zod: { def: Def } };
   shape?: Record<string, { _zod: { def: Def } }>;
   element?: { _zod: { def: Def } };
+  valueType?: { _zod: { def: Def } };
 }
 
 /** The keys an object schema at `path` allows, for "unknown key" messages. */
@@ -107,6 +136,7 @@ function keysAt(schema: z.ZodType, path: Path): string[] | undefined {
     if (def.type === 'object' && def.shape && typeof key === 'string' && def.shape[key])
       def = unwrap(def.shape[key]._zod.def);
     else if (def.type === 'array' && def.element && typeof key === 'number') def = unwrap(def.element._zod.def);
+    else if (def.type === 'record' && def.valueType && typeof key === 'string') def = unwrap(def.valueType._zod.def);
     else return undefined;
   }
   return def.type === 'object' && def.shape ? Object.keys(def.shape) : undefined;

@@ -5,6 +5,7 @@ import { ConfigError } from './config-error.js';
 import { applyEnvironment } from './env.js';
 import { toProblems } from './issues.js';
 import { configSchema, type SuretyConfig } from './schema.js';
+import { setValue } from './set-value.js';
 
 /** A value given on the command line, applied over file and environment. */
 export interface ConfigOverride {
@@ -48,9 +49,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   const raw = file ? await readConfigFile(file) : {};
   const sources = applyEnvironment(raw, env);
   for (const o of options.overrides ?? []) {
-    if (o.value === undefined) continue;
-    setPath(raw, o.path, o.value);
-    sources.set(o.path, o.source);
+    if (o.value !== undefined) setValue(raw, o.path, o.value, sources, o.source);
   }
   inferTransportKind(raw);
   const result = configSchema.safeParse(raw);
@@ -91,17 +90,6 @@ async function readConfigFile(file: string): Promise<Record<string, unknown>> {
       { path: '(root)', message: `${file} must hold a mapping of sections (database, transport, ...)` },
     ]);
   return parsed as Record<string, unknown>;
-}
-
-function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
-  const keys = path.split('.');
-  let node = target;
-  for (const key of keys.slice(0, -1)) {
-    const next = node[key];
-    if (next === null || typeof next !== 'object' || Array.isArray(next)) node[key] = {};
-    node = node[key] as Record<string, unknown>;
-  }
-  node[keys.at(-1)!] = value;
 }
 
 /** With only a URL (e.g. SURETY_AMQP_URL) the kind is obvious; say it only when it is not. */

@@ -1,33 +1,10 @@
 import { z } from 'zod';
 import { tokenConfigSchema } from '../admin/auth/token-set.js';
-import { redact } from '../stores/open-store.js';
+import { databaseRules } from './database-rules.js';
+import { databaseSchema, databasesSchema } from './database-schema.js';
 import { duration } from './duration.js';
 
-const name = (what: string) =>
-  z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, { error: `must be a ${what}: letters, digits and _` });
 const positive = z.number().int().min(1);
-
-const database = z.strictObject(
-  {
-    /** `postgres://…`, `mysql://…`, `mariadb://…` or `sqlite:<path>`. */
-    url: z
-      .string({ error: 'is required (database.url, SURETY_DATABASE_URL or --database)' })
-      .superRefine((url, ctx) => {
-        if (!/^(postgres|postgresql|mysql|mariadb|sqlite):/i.test(url))
-          ctx.addIssue({
-            code: 'custom',
-            message: `unsupported URL "${redact(url)}": use postgres://, mysql://, mariadb:// or sqlite:<path>`,
-          });
-      }),
-    tablePrefix: name('table prefix').default('surety_'),
-    /** PostgreSQL schema. */
-    schema: name('schema name').optional(),
-  },
-  {
-    error: (iss) =>
-      iss.input === undefined ? 'is required: set database.url, SURETY_DATABASE_URL or --database' : undefined,
-  },
-);
 
 const transport = z
   .strictObject({
@@ -68,6 +45,11 @@ const transport = z
 
 const relay = z.strictObject({
   enabled: z.boolean().default(true),
+  /** With `databases`: the ones whose outbox the relay drains. Default: all. */
+  databases: z
+    .array(z.string().min(1))
+    .min(1, { error: 'must name at least one database (or set relay.enabled to false)' })
+    .optional(),
   relayId: z.string().min(1).max(64).optional(),
   batchSize: positive.optional(),
   maxInFlight: positive.optional(),
@@ -84,6 +66,8 @@ const replayer = z
     enabled: z.boolean().default(false),
     /** Module exporting the consumer(s) to replay through; relative to the config file. */
     module: z.string().min(1).optional(),
+    /** With `databases`: the one whose store a module exporting a function receives. Default: the first. */
+    database: z.string().min(1).optional(),
     ratePerSecond: z.number().positive().default(100),
     intervalMs: duration(10).optional(),
     batchSize: positive.optional(),
@@ -145,25 +129,31 @@ const doctor = z.strictObject({
   failingMinCount: positive.optional(),
 });
 
-/** The whole file; every section but `database` is optional. Unknown keys are refused. */
-export const configSchema = z.strictObject({
-  database,
-  transport: transport.optional(),
-  relay: relay.default({ enabled: true }),
-  replayer: replayer.default({ enabled: false, ratePerSecond: 100 }),
-  console: consoleSection.default({
-    enabled: false,
-    host: '127.0.0.1',
-    port: 8080,
-    basePath: '/',
-    cookieSecure: false,
-    allowedOrigins: [],
-    allowEdit: false,
-    tokens: [],
-    inboxWindowMs: 7 * 86_400_000,
-  }),
-  doctor: doctor.default({ retryStrategy: 'dead-letter-table' }),
-});
+/**
+ * The whole file: `database` (one) or `databases` (several, by name), and optional sections.
+ * Unknown keys are refused.
+ */
+export const configSchema = z
+  .strictObject({
+    database: databaseSchema.optional(),
+    databases: databasesSchema.optional(),
+    transport: transport.optional(),
+    relay: relay.default({ enabled: true }),
+    replayer: replayer.default({ enabled: false, ratePerSecond: 100 }),
+    console: consoleSection.default({
+      enabled: false,
+      host: '127.0.0.1',
+      port: 8080,
+      basePath: '/',
+      cookieSecure: false,
+      allowedOrigins: [],
+      allowEdit: false,
+      tokens: [],
+      inboxWindowMs: 7 * 86_400_000,
+    }),
+    doctor: doctor.default({ retryStrategy: 'dead-letter-table' }),
+  })
+  .check(databaseRules);
 
 export type SuretyConfig = z.output<typeof configSchema>;
 export type SuretyConfigInput = z.input<typeof configSchema>;

@@ -100,7 +100,9 @@ export interface Overview {
   readonly deadLetters: Record<DeadLetterStatus, number>;
   /** Replaying rows whose lease has expired (their replayer died). */
   readonly expiredLeases: number;
+  /** Exact up to 100,000 rows; beyond, 100,000 with `inboxSizeExact` false (a polled overview must not scan it all). */
   readonly inboxSize: number;
+  readonly inboxSizeExact: boolean;
   /** Last 60 minutes, one bucket per minute (start time), oldest first; empty minutes included. */
   readonly throughput: { readonly minute: number; readonly sent: number; readonly consumed: number }[];
   /** Open dead letters (pending, replaying, dead) grouped by type, group and the error's first line. */

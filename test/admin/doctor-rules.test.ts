@@ -14,6 +14,7 @@ function overview(over: Partial<Overview> = {}): Overview {
     deadLetters: { pending: 0, replaying: 0, resolved: 0, ignored: 0, dead: 0 },
     expiredLeases: 0,
     inboxSize: 0,
+    inboxSizeExact: true,
     throughput: [],
     deadLetterGroups: [],
     relays: [],

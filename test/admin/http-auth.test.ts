@@ -213,7 +213,7 @@ describe('admin HTTP authentication and CSRF (SQLite)', () => {
     await fx.api.call('GET', '/api/overview', { token: fx.tokens.viewer });
     const metrics = await fx.api.call('GET', '/metrics', { token: fx.tokens.viewer });
     expect(metrics.status).toBe(200);
-    expect(metrics.text).toMatch(/surety_dead_letters\{status="dead"\}/);
+    expect(metrics.text).toMatch(/surety_dead_letters\{status="dead",store="default"\}/);
     expect(fx.logs.length).toBeGreaterThan(10);
     expect(cookies.length).toBeGreaterThan(3);
 

@@ -70,7 +70,7 @@ describe('admin app mounted in a host server (SQLite)', () => {
       new Request('http://x/ops/surety/api/dead-letters?limit=1', { headers: { authorization: `Bearer ${token}` } }),
     );
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ items: [], nextBefore: null });
+    expect(await res.json()).toEqual({ items: [], nextBefore: null, store: 'default' });
   });
 });
 

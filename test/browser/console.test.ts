@@ -56,6 +56,11 @@ for (const [dialect, allowEdit] of [
       await link.click();
       const card = deadLetterCard(page, dead.id);
       await card.waitFor();
+      // One store: no selector, and nothing on the page names a store.
+      await expect(page.getByLabel('Store', { exact: true }).isHidden()).resolves.toBe(true);
+      await expect(card.getByRole('heading').textContent()).resolves.toBe(
+        `Dead letter ${dead.id} in group ${app.group}`,
+      );
       await card.getByText('dead', { exact: true }).waitFor();
       // The payment provider is fixed: the replay will now succeed.
       app.failing.delete('order-replay');

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import type { AdminStore } from '../../src/ports/admin-store.js';
@@ -15,6 +18,8 @@ export interface CliFixture {
   readonly store: CliStore;
   /** The flags that point the CLI at this store. */
   readonly dbArgs: readonly string[];
+  /** The same, as a config file's database entry. */
+  readonly database: { readonly url: string; readonly schema?: string };
   teardown(): Promise<void>;
 }
 
@@ -22,17 +27,67 @@ export interface CliFixture {
 export const cliFixtures: Record<'sqlite' | 'postgres', () => Promise<CliFixture>> = {
   async sqlite() {
     const f = await makeSqliteFixture('cli');
-    return { store: f.store as unknown as CliStore, dbArgs: ['--database', `sqlite:${f.path}`], teardown: f.teardown };
+    const url = `sqlite:${f.path}`;
+    return {
+      store: f.store as unknown as CliStore,
+      dbArgs: ['--database', url],
+      database: { url },
+      teardown: f.teardown,
+    };
   },
   async postgres() {
     const f = await makePostgresFixture('cli');
     return {
       store: f.store as unknown as CliStore,
       dbArgs: ['--database', testEnv.postgresUrl, '--schema', f.schema],
+      database: { url: testEnv.postgresUrl, schema: f.schema },
       teardown: f.teardown,
     };
   },
 };
+
+export interface TwoDatabases {
+  /** SQLite, in its own file. */
+  readonly orders: CliFixture;
+  /** PostgreSQL, in its own schema. */
+  readonly billing: CliFixture;
+  /** A folder for config files and logs, removed at teardown. */
+  readonly dir: string;
+  /** The config section naming both: `databases: { orders, billing }`. */
+  readonly databasesYaml: string;
+  /** A config file holding `databasesYaml` followed by `rest`. */
+  config(rest?: string): string;
+  teardown(): Promise<void>;
+}
+
+/** Two isolated databases of different kinds, as one service's config names them. */
+export async function twoDatabases(): Promise<TwoDatabases> {
+  const orders = await cliFixtures.sqlite();
+  const billing = await cliFixtures.postgres().catch(async (err: unknown) => {
+    await orders.teardown();
+    throw err;
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'surety-two-'));
+  const entry = (d: CliFixture['database']) =>
+    `{ url: ${JSON.stringify(d.url)}${d.schema ? `, schema: ${d.schema}` : ''} }`;
+  const databasesYaml = `databases:\n  orders: ${entry(orders.database)}\n  billing: ${entry(billing.database)}\n`;
+  let n = 0;
+  return {
+    orders,
+    billing,
+    dir,
+    databasesYaml,
+    config(rest = '') {
+      const path = join(dir, `surety-${++n}.yaml`);
+      writeFileSync(path, databasesYaml + rest);
+      return path;
+    },
+    async teardown() {
+      await Promise.allSettled([orders.teardown(), billing.teardown()]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 function capture() {
   let text = '';
@@ -74,30 +129,8 @@ export async function seed(store: CliStore, now = Date.now()): Promise<Seeded> {
   const pendingA = await add('order.created', 'order-1');
   const pendingB = await add('order.created', 'order-2');
 
-  const fail = async (group: string, type: string, key: string, error: string, dead = false) => {
-    const m = wire({ type, key, payload: { key } });
-    const recorded = await store.transaction((tx) =>
-      store.recordDeliveryFailure(
-        tx,
-        {
-          messageId: m.id,
-          group,
-          topic: type,
-          type,
-          key,
-          version: 1,
-          headers: m.headers,
-          body: m.body.toString('utf8'),
-          bodyEncoding: 'utf8',
-          error,
-          poison: false,
-          now,
-        },
-        () => (dead ? { status: 'dead', nextRetryAt: null } : { status: 'pending', nextRetryAt: now + 60_000 }),
-      ),
-    );
-    return recorded.id;
-  };
+  const fail = (group: string, type: string, key: string, error: string, dead = false) =>
+    addDeadLetter(store, { group, type, key, error, dead, now });
   return {
     outbox: { pendingA, pendingB, sent },
     dlq: {
@@ -107,6 +140,36 @@ export async function seed(store: CliStore, now = Date.now()): Promise<Seeded> {
       shipping: await fail('shipping', 'order.created', 'order-1', 'Error: no address'),
     },
   };
+}
+
+/** Records one delivery failure as a dead letter (pending retry in a minute, or dead); returns its id. */
+export async function addDeadLetter(
+  store: CliStore,
+  d: { group: string; type: string; key: string; error: string; dead?: boolean; now?: number },
+): Promise<number> {
+  const now = d.now ?? Date.now();
+  const m = wire({ type: d.type, key: d.key, payload: { key: d.key } });
+  const recorded = await store.transaction((tx) =>
+    store.recordDeliveryFailure(
+      tx,
+      {
+        messageId: m.id,
+        group: d.group,
+        topic: d.type,
+        type: d.type,
+        key: d.key,
+        version: 1,
+        headers: m.headers,
+        body: m.body.toString('utf8'),
+        bodyEncoding: 'utf8',
+        error: d.error,
+        poison: false,
+        now,
+      },
+      () => (d.dead ? { status: 'dead', nextRetryAt: null } : { status: 'pending', nextRetryAt: now + 60_000 }),
+    ),
+  );
+  return recorded.id;
 }
 
 /** Everything a CLI action could change, to prove a refused command changed nothing. */

@@ -82,7 +82,7 @@ doctor:
         SURETY_TOKENS: `ops:operator:${'o'.repeat(20)},view:viewer:sha256=${'ab'.repeat(32)}`,
       },
     });
-    expect(config.database.url).toBe('postgres://u:p@db/app');
+    expect(config.database?.url).toBe('postgres://u:p@db/app');
     expect(config.transport).toMatchObject({
       kind: 'rabbitmq',
       url: 'amqp://broker:5672',
@@ -124,7 +124,7 @@ doctor: { relayStaleMs: soon }
       'config error at console.tokens[0].role: must be one of viewer, operator (got "admin")',
       'config error at console.tokens[0].token: must be at least 16 characters long',
       'config error at doctor.relayStaleMs: must be a duration: milliseconds, or a number with ms, s, m, h or d (e.g. 30s, 15m, 7d) (got "soon")',
-      'config error at consol: unknown key; allowed: database, transport, relay, replayer, console, doctor',
+      'config error at consol: unknown key; allowed: database, databases, transport, relay, replayer, console, doctor',
     ]);
     expect(message).not.toContain('short'); // a secret is never echoed
     expect(message).not.toContain('hunter2');
@@ -132,7 +132,7 @@ doctor: { relayStaleMs: soon }
 
   it('says what a section needs, and which variable set a bad value', async () => {
     expect(await problem({ env: {} })).toBe(
-      'config error at database: is required: set database.url, SURETY_DATABASE_URL or --database',
+      'config error at database: is required: set database.url, SURETY_DATABASE_URL or --database; or databases for several (SURETY_DATABASES)',
     );
     expect(await problem({ env: { SURETY_DATABASE_URL: 'oracle://u:pw@h/db' } })).toBe(
       'config error at database.url (from SURETY_DATABASE_URL): unsupported URL "oracle://u:***@h/db": use postgres://, mysql://, mariadb:// or sqlite:<path>',

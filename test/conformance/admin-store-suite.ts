@@ -470,6 +470,7 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
       expect(o.deadLetters).toEqual({ pending: 2, replaying: 1, resolved: 1, ignored: 0, dead: 1 });
       expect(o.expiredLeases).toBe(1);
       expect(o.inboxSize).toBe(4);
+      expect(o.inboxSizeExact).toBe(true);
       expect(o.throughput).toHaveLength(60);
       expect(o.throughput[0]!.minute).toBe(941 * MIN);
       expect(o.throughput[59]!.minute).toBe(1_000 * MIN);

@@ -8,13 +8,20 @@ import { waitFor } from '../support/wait.js';
 
 interface DeadLetter {
   id: number;
+  messageId: string;
   key: string;
   status: string;
   lastError: string;
 }
 
+interface Lineage {
+  outbox: { store: string } | null;
+  deadLetters: { store: string; id: number; status: string }[];
+  unavailable: unknown[];
+}
+
 describe('the main job (npm start) on the embedded default', () => {
-  it('produces orders, relays them, consumes each once, serves the console, and an operator replays the flagged one', async () => {
+  it('produces orders into one database, consumes them into another, serves one console over both, and an operator replays the flagged one', async () => {
     const data = mkdtempSync(join(tmpdir(), 'surety-main-'));
     const children: ChildProcess[] = [];
     try {
@@ -35,7 +42,7 @@ describe('the main job (npm start) on the embedded default', () => {
 
       // The console's address and a token for this run are printed for the local user.
       await waitFor('the console address and token', () => /operator token: \S+/.test(out), 60_000);
-      const base = /Operations console: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)?.[1];
+      const base = /Operations console: (http:\/\/127\.0\.0\.1:\d+\/) \(stores: orders, billing\)/.exec(out)?.[1];
       const token = /operator token: (\S+)/.exec(out)?.[1];
       expect(base).toBeDefined();
       const page = await fetch(base!);
@@ -49,18 +56,45 @@ describe('the main job (npm start) on the embedded default', () => {
           ...init,
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         });
-      // Order 6 is flagged by the fraud check: dead at once, waiting for an operator.
+      // Two databases behind one console: the order service's first, so it is the default.
+      expect(await (await api('stores')).json()).toEqual({
+        stores: [
+          { name: 'orders', dialect: 'sqlite', default: true },
+          { name: 'billing', dialect: 'sqlite', default: false },
+        ],
+      });
+      // Order 6 is flagged by the fraud check: dead at once in billing's database, waiting for an operator.
       let flagged: DeadLetter | undefined;
       await waitFor('the flagged order in the dead letters', async () => {
-        const res = await api('dead-letters?status=dead');
+        const res = await api('dead-letters?status=dead&store=billing');
         flagged = ((await res.json()) as { items: DeadLetter[] }).items.find((d) => d.key.endsWith('-6'));
         return flagged !== undefined;
       });
       expect(flagged!.lastError).toContain('fraud check flagged the order');
-      const replay = await api(`dead-letters/${flagged!.id}/replay`, {
-        method: 'POST',
-        body: JSON.stringify({ reason: 'reviewed: a real customer' }),
+      // The orders database has no dead letters.
+      expect((await (await api('dead-letters')).json()) as { items: unknown[]; store: string }).toMatchObject({
+        items: [],
+        store: 'orders',
       });
+      // Its lineage follows it across both: the outbox row in orders, the dead letter in billing.
+      const lineage = (await (await api(`messages/${flagged!.messageId}/lineage`)).json()) as Lineage;
+      expect(lineage.outbox).toMatchObject({ store: 'orders' });
+      expect(lineage.deadLetters).toEqual([
+        expect.objectContaining({ store: 'billing', id: flagged!.id, status: 'dead' }),
+      ]);
+      expect(lineage.unavailable).toEqual([]);
+
+      // The doctor looks at both databases, each finding naming its own.
+      const doctor = (await (await api('doctor')).json()) as { checks: { place: string; message: string }[] };
+      expect(doctor.checks.filter((c) => c.place === 'consumer').map((c) => c.message)).toContainEqual(
+        expect.stringMatching(/^billing: .*dead letter/),
+      );
+      expect(doctor.checks.some((c) => c.place === 'producer' && c.message.startsWith('orders: '))).toBe(true);
+
+      const replayBody = { method: 'POST', body: JSON.stringify({ reason: 'reviewed: a real customer' }) };
+      // Without `store` the replay goes to the default (orders), which does not know the row.
+      expect((await api(`dead-letters/${flagged!.id}/replay`, replayBody)).status).toBe(404);
+      const replay = await api(`dead-letters/${flagged!.id}/replay?store=billing`, replayBody);
       expect(replay.status, await replay.clone().text()).toBe(200);
       expect(await replay.json()).toMatchObject({ changed: true });
 

@@ -10,6 +10,7 @@ import type { ConsumerStore, DeadLetterRow } from '../../src/ports/consumer-stor
 import type { AdminStore } from '../../src/ports/admin-store.js';
 import { Outbox } from '../../src/producer/outbox.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
+import { createSqliteOutboxStore } from '../../src/stores/sqlite/index.js';
 import { createEmbeddedTransport } from '../../src/transports/embedded/index.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { uniqueName } from './env.js';
@@ -24,6 +25,7 @@ export interface ConsoleApp {
   readonly operatorToken: string;
   readonly viewerToken: string;
   readonly group: string;
+  /** The store holding the consumer's inbox and dead letters (on one store, also the outbox). */
   readonly store: Store;
   /** Order keys whose payment fails; delete a key and its replay succeeds. */
   readonly failing: Set<string>;
@@ -34,6 +36,13 @@ export interface ConsoleApp {
   /** The group's dead letter of a message once the consumer has written it with `status`. */
   deadLetter(messageId: string, status: DeadLetterRow['status']): Promise<DeadLetterRow>;
   close(): Promise<void>;
+}
+
+export interface MultiStoreConsoleApp extends ConsoleApp {
+  /** Store "orders": the producer's outbox, relayed by its relay. */
+  readonly orders: Store;
+  /** Store "billing" (also `store`): the consumer's inbox and dead letters, replayed by its replay job. */
+  readonly billing: Store;
 }
 
 /**
@@ -47,19 +56,74 @@ export async function startConsoleApp(
 ): Promise<ConsoleApp> {
   const fixture = await storeFixtures[dialect](`console_${dialect}`);
   const store = fixture.store as Store;
+  return startPipeline({
+    producer: store,
+    consumer: store,
+    admin: { store },
+    allowEdit: options.allowEdit ?? false,
+    cleanup: async () => fixture.teardown(),
+  });
+}
+
+/**
+ * The same path across two databases, as in production: the producer's outbox in the SQLite file of store "orders",
+ * the consumer's inbox and dead letters in the SQLite file of store "billing"; one console serves both.
+ */
+export async function startMultiStoreConsoleApp(): Promise<MultiStoreConsoleApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'surety-stores-'));
+  const opened: Store[] = [];
+  const cleanup = async () => {
+    for (const store of opened) await store.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (const name of ['orders', 'billing']) {
+      const store = (await createSqliteOutboxStore({ path: join(dir, `${name}.sqlite`) })) as Store;
+      opened.push(store);
+      await store.migrate();
+    }
+    const [orders, billing] = opened as [Store, Store];
+    const app = await startPipeline({
+      producer: orders,
+      consumer: billing,
+      admin: { stores: { orders, billing } },
+      allowEdit: false,
+      cleanup,
+    });
+    return { ...app, orders, billing };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
+
+interface PipelineOptions {
+  readonly producer: Store;
+  readonly consumer: Store;
+  /** How the admin server is given its stores: one, or several by name. */
+  readonly admin: { store: Store } | { stores: Record<string, Store> };
+  readonly allowEdit: boolean;
+  /** Runs last, after everything the pipeline started has stopped; it owns the stores. */
+  readonly cleanup: () => Promise<unknown>;
+}
+
+async function startPipeline({ producer, consumer: store, admin, allowEdit, cleanup }: PipelineOptions) {
   const dir = mkdtempSync(join(tmpdir(), 'surety-console-'));
-  const cleanups: (() => Promise<unknown>)[] = [
-    async () => fixture.teardown(),
-    async () => rmSync(dir, { recursive: true, force: true }),
-  ];
+  const cleanups: (() => Promise<unknown>)[] = [cleanup, async () => rmSync(dir, { recursive: true, force: true })];
   const close = async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    for (const step of cleanups.reverse()) await step().catch(() => undefined);
   };
   try {
     const transport = await createEmbeddedTransport({ path: join(dir, 'log.sqlite'), pollIntervalMs: 50 });
     cleanups.push(() => transport.close());
-    const outbox = new Outbox({ store });
-    const relay = new OutboxRelay({ store, publisher: transport, outbox, pollIntervalMs: 100, logger: silentLogger });
+    const outbox = new Outbox({ store: producer });
+    const relay = new OutboxRelay({
+      store: producer,
+      publisher: transport,
+      outbox,
+      pollIntervalMs: 100,
+      logger: silentLogger,
+    });
     await relay.start();
     cleanups.push(() => relay.stop());
 
@@ -86,7 +150,7 @@ export async function startConsoleApp(
     const operatorToken = `op-${uniqueName('token')}`;
     const viewerToken = `view-${uniqueName('token')}`;
     const server: AdminServer = await startAdminServer({
-      store,
+      ...admin,
       host: '127.0.0.1',
       port: 0,
       tokens: [
@@ -94,7 +158,7 @@ export async function startConsoleApp(
         { name: 'victor', role: 'viewer', token: viewerToken },
       ],
       doctor: () => runDoctor({ store }),
-      allowEdit: options.allowEdit ?? false,
+      allowEdit,
     });
     cleanups.push(() => server.close());
 
@@ -106,14 +170,14 @@ export async function startConsoleApp(
       store,
       failing,
       handled,
-      async order(key) {
+      async order(key: string) {
         let id = '';
         await outbox.transaction(async (tx) => {
           id = (await outbox.add(tx, { type: 'order.created', key, payload: { key } })).messageId;
         });
         return id;
       },
-      async deadLetter(messageId, status) {
+      async deadLetter(messageId: string, status: DeadLetterRow['status']) {
         let row: DeadLetterRow | undefined;
         await waitFor(`dead letter of ${messageId} to be ${status}`, async () => {
           row = await store.getDeadLetter(messageId, group);
@@ -122,7 +186,7 @@ export async function startConsoleApp(
         return row!;
       },
       close,
-    };
+    } satisfies ConsoleApp;
   } catch (error) {
     await close();
     throw error;

@@ -1,5 +1,5 @@
 import { isOperator } from '../api.js';
-import { bulkButton } from '../actions.js';
+import { bulkButton, inStore } from '../actions.js';
 import { badge, h, timeWithAge } from '../dom.js';
 import { listPage } from '../list-page.js';
 
@@ -39,7 +39,7 @@ export function deadLettersView({ query }) {
       timeWithAge(d.createdAt),
       d.status === 'pending' ? timeWithAge(d.nextRetryAt) : '—',
     ],
-    tools: (filter) =>
+    tools: (filter, store) =>
       isOperator()
         ? h(
             'div',
@@ -48,15 +48,17 @@ export function deadLettersView({ query }) {
               'Replay all matching…',
               'dlq.replay',
               jobFilter(filter),
-              `Replays every dead letter matching the current filter (${describe(filter)}), in batches, as a job.`,
+              `Replays every dead letter${inStore(store)} matching the current filter (${describe(filter)}), in batches, as a job.`,
               'optional',
+              store,
             ),
             bulkButton(
               'Ignore all matching…',
               'dlq.ignore',
               jobFilter(filter),
-              `Ignores every dead letter matching the current filter (${describe(filter)}), in batches, as a job.`,
+              `Ignores every dead letter${inStore(store)} matching the current filter (${describe(filter)}), in batches, as a job.`,
               'required',
+              store,
             ),
           )
         : null,

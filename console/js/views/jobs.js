@@ -3,15 +3,17 @@ import { confirmAction } from '../dialog.js';
 import { badge, count, h, table, timeWithAge } from '../dom.js';
 import { liveSection } from '../live.js';
 import { notify, refreshNow } from '../shell.js';
+import { isMultiStore, storeOf, storeParam } from '../stores.js';
 
-/** Bulk actions by filter and how far each has got. */
-export function jobsView() {
+/** Bulk actions by filter and how far each has got, in the store chosen (jobs live in the store they act on). */
+export function jobsView({ query }) {
+  const store = storeOf(query);
   const jobs = liveSection(
     'The jobs',
-    () => get('jobs', { limit: 100 }),
+    () => get('jobs', { limit: 100, store: storeParam(store) }),
     (page) =>
       table(
-        'Bulk jobs, newest first',
+        `Bulk jobs${isMultiStore() ? ` in store ${store}` : ''}, newest first`,
         ['Job', 'Action', 'Filter', 'Progress', 'Changed', 'Status', 'By', 'Reason', 'Started', ''],
         page.items.map((j) => [
           String(j.id),
@@ -23,7 +25,7 @@ export function jobsView() {
           j.actor,
           j.reason ?? '—',
           timeWithAge(j.createdAt),
-          j.status === 'running' ? cancelButton(j) : '',
+          j.status === 'running' ? cancelButton(j, store) : '',
         ]),
         'No bulk jobs yet. Start one from the dead-letter or outbox list (“all matching”).',
       ),
@@ -45,7 +47,7 @@ function progress(j) {
   );
 }
 
-function cancelButton(j) {
+function cancelButton(j, store) {
   return h(
     'button',
     {
@@ -57,7 +59,7 @@ function cancelButton(j) {
           title: `Stop job ${j.id}`,
           description: 'The job stops after the batch in hand; rows already done stay done.',
           confirmLabel: 'Stop job',
-          run: () => post(`jobs/${j.id}/cancel`),
+          run: () => post(`jobs/${j.id}/cancel`, {}, { store: storeParam(store) }),
         });
         if (done === undefined) return;
         notify(`Job ${j.id} cancelled.`);

@@ -1,7 +1,8 @@
 import { get } from '../api.js';
-import { deadLetterActions, outboxActions } from '../actions.js';
+import { deadLetterActions, inStore, outboxActions } from '../actions.js';
 import { badge, count, facts, h, time, timeWithAge } from '../dom.js';
 import { liveSection } from '../live.js';
+import { isMultiStore, storeOf, storeParam } from '../stores.js';
 
 const DEAD_LETTER_EVENTS = {
   failed: 'Delivery failed',
@@ -15,12 +16,16 @@ const DEAD_LETTER_EVENTS = {
 
 const OUTBOX_EVENTS = { failed: 'Publish failed', dead: 'Publish gave up: dead', resent: 'Resend requested' };
 
-/** One message across producer, broker and consumers: its lineage as a timeline, and what can be done about it. */
+/**
+ * One message across producer, broker and consumers: its lineage as a timeline, and what can be done about it.
+ * The server merges every store it reads; with more than one, each event and section names its store.
+ */
 export function messageView({ params: [messageId] }) {
   const lineage = liveSection(
     'The message',
     () => get(`messages/${encodeURIComponent(messageId)}/lineage`),
     (l) => [
+      unavailable(l.unavailable ?? []),
       h('p', { class: 'where' }, where(l)),
       h('h2', {}, 'Timeline'),
       timeline(l),
@@ -35,12 +40,13 @@ export function messageView({ params: [messageId] }) {
   };
 }
 
-/** `#/dead-letters/<id>` (e.g. from the audit log): looks up the row, then shows its message. */
-export function deadLetterRedirectView({ params: [id] }) {
+/** `#/dead-letters/<id>?store=<name>` (e.g. from the audit log): looks up the row, then shows its message. */
+export function deadLetterRedirectView({ params: [id], query }) {
+  const store = storeOf(query);
   const section = liveSection(
     `Dead letter ${id}`,
     async () => {
-      const row = await get(`dead-letters/${encodeURIComponent(id)}`);
+      const row = await get(`dead-letters/${encodeURIComponent(id)}`, { store: storeParam(store) });
       location.replace(`#/messages/${encodeURIComponent(row.messageId)}`);
       return row;
     },
@@ -51,6 +57,22 @@ export function deadLetterRedirectView({ params: [id] }) {
     nodes: [h('h1', {}, `Dead letter ${id}`), section.el],
     refresh: () => section.refresh(),
   };
+}
+
+/** Stores that could not answer: the lineage shown may miss what they hold. */
+function unavailable(list) {
+  if (!list.length) return null;
+  return h(
+    'div',
+    { class: 'error', role: 'alert' },
+    h('strong', {}, 'Not every store answered: '),
+    'what they hold is missing below.',
+    h(
+      'ul',
+      {},
+      list.map((u) => h('li', {}, `${u.store}: ${u.error}`)),
+    ),
+  );
 }
 
 /** One sentence on where the message is now. */
@@ -65,9 +87,11 @@ function where(l) {
           : `Waiting in the outbox (pending, ${l.outbox.attempts} failed attempts).`,
     );
   }
-  if (l.inbox.length) parts.push(`Handled by ${l.inbox.map((i) => i.group).join(', ')}.`);
+  if (l.inbox.length) parts.push(`Handled by ${l.inbox.map((i) => `${i.group}${inStore(i.store)}`).join(', ')}.`);
   const open = l.deadLetters.filter((d) => ['pending', 'replaying', 'dead'].includes(d.status));
-  if (open.length) parts.push(`Failing in ${open.map((d) => `${d.group} (${d.status})`).join(', ')}.`);
+  if (open.length) {
+    parts.push(`Failing in ${open.map((d) => `${d.group}${inStore(d.store)} (${d.status})`).join(', ')}.`);
+  }
   return parts.join(' ') || 'No trace of this message.';
 }
 
@@ -75,29 +99,40 @@ function timeline(l) {
   const events = [];
   if (l.outbox) {
     const o = l.outbox;
-    events.push({ at: o.createdAt, stage: 'producer', text: 'Written to the outbox' });
+    events.push({ at: o.createdAt, stage: 'producer', store: o.store, text: 'Written to the outbox' });
     for (const a of o.history) {
       events.push({
         at: a.at,
         stage: 'producer',
+        store: o.store,
         text: `${OUTBOX_EVENTS[a.outcome] ?? a.outcome}${a.outcome === 'resent' ? '' : ` (attempt ${a.attempt})`}`,
         actor: a.actor,
         detail: a.error,
       });
     }
-    if (o.sentAt !== null) events.push({ at: o.sentAt, stage: 'broker', text: 'Publish confirmed by the broker' });
+    // Recorded by the relay in the producer's store.
+    if (o.sentAt !== null) {
+      events.push({ at: o.sentAt, stage: 'broker', store: o.store, text: 'Publish confirmed by the broker' });
+    }
   }
   for (const i of l.inbox) {
-    events.push({ at: i.recordedAt, stage: `consumer ${i.group}`, text: 'Handled (inbox recorded)' });
+    events.push({ at: i.recordedAt, stage: `consumer ${i.group}`, store: i.store, text: 'Handled (inbox recorded)' });
   }
   for (const d of l.deadLetters) {
     if (!d.history.length) {
-      events.push({ at: d.createdAt, stage: `consumer ${d.group}`, text: 'Dead letter written', detail: d.lastError });
+      events.push({
+        at: d.createdAt,
+        stage: `consumer ${d.group}`,
+        store: d.store,
+        text: 'Dead letter written',
+        detail: d.lastError,
+      });
     }
     for (const e of d.history) {
       events.push({
         at: e.at,
         stage: `consumer ${d.group}`,
+        store: d.store,
         text: `${DEAD_LETTER_EVENTS[e.kind] ?? e.kind}${e.kind.includes('fail') || e.kind === 'dead' ? ` (attempt ${e.attempt})` : ''}`,
         actor: e.actor,
         detail: e.detail,
@@ -113,6 +148,7 @@ function timeline(l) {
   if (broker) broker.sortAt = Math.min(broker.at, firstConsumer);
   // Stable: events of one instant keep the order above (producer before broker before consumer).
   events.sort((a, b) => (a.sortAt ?? a.at) - (b.sortAt ?? b.at));
+  const named = isMultiStore();
   return h(
     'ol',
     { class: 'timeline', 'aria-label': 'Timeline' },
@@ -121,6 +157,7 @@ function timeline(l) {
         'li',
         {},
         timeWithAge(e.at),
+        named && e.store ? h('span', { class: 'store', title: `In store ${e.store}` }, e.store) : null,
         h('span', { class: 'stage' }, e.stage),
         h('span', { class: 'event' }, e.text),
         e.actor ? h('span', { class: 'actor' }, ` by ${e.actor}`) : null,
@@ -134,7 +171,7 @@ function outboxSection(o) {
   return h(
     'section',
     { class: 'card', 'aria-labelledby': 'outbox-title' },
-    h('h2', { id: 'outbox-title' }, 'Outbox row'),
+    h('h2', { id: 'outbox-title' }, `Outbox row${inStore(o.store)}`),
     facts([
       ['Status', badge(o.status)],
       ['Type', o.type],
@@ -152,11 +189,12 @@ function outboxSection(o) {
 }
 
 function deadLetterSection(d) {
-  const titleId = `dl-${d.id}-title`;
+  // Ids repeat across stores.
+  const titleId = `dl-${d.store ?? ''}-${d.id}-title`;
   return h(
     'section',
     { class: 'card', 'aria-labelledby': titleId },
-    h('h2', { id: titleId }, `Dead letter ${d.id} in group ${d.group}`),
+    h('h2', { id: titleId }, `Dead letter ${d.id} in group ${d.group}${inStore(d.store)}`),
     facts([
       ['Status', badge(d.status)],
       ['Type', d.type || 'undecodable (poison)'],

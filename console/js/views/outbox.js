@@ -1,5 +1,5 @@
 import { isOperator } from '../api.js';
-import { bulkButton } from '../actions.js';
+import { bulkButton, inStore } from '../actions.js';
 import { badge, h, timeWithAge } from '../dom.js';
 import { listPage } from '../list-page.js';
 import { firstLine, jobFilter } from './dead-letters.js';
@@ -36,7 +36,7 @@ export function outboxView({ query }) {
       timeWithAge(o.createdAt),
       timeWithAge(o.sentAt),
     ],
-    tools: (filter) =>
+    tools: (filter, store) =>
       isOperator()
         ? h(
             'div',
@@ -45,8 +45,9 @@ export function outboxView({ query }) {
               'Resend all matching…',
               'outbox.resend',
               jobFilter(filter),
-              'Publishes every outbox message matching the current filter again, with the same ids, as a job.',
+              `Publishes every outbox message${inStore(store)} matching the current filter again, with the same ids, as a job.`,
               'optional',
+              store,
             ),
           )
         : null,

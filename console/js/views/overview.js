@@ -3,11 +3,15 @@ import { throughputChart } from '../chart.js';
 import { badge, count, duration, h, table, timeWithAge } from '../dom.js';
 import { doctorReport } from '../doctor.js';
 import { liveSection } from '../live.js';
+import { isMultiStore, storeParam } from '../stores.js';
 import { DEAD_LETTER_STATUSES } from './dead-letters.js';
 
 const DOCTOR_EVERY = 5; // refreshes (the doctor asks the broker too: every 10 s is enough)
 
-/** Counts on both sides, throughput, open dead letters grouped by cause, relays, and the doctor's verdict. */
+/**
+ * Counts on both sides, throughput, open dead letters grouped by cause, relays, and the doctor's verdict. With several
+ * stores the server merges them (counts summed); a table per store says where the counts are and links to its lists.
+ */
 export function overviewView() {
   const overview = liveSection('The overview', () => get('overview'), render);
   const doctor = liveSection(
@@ -37,7 +41,9 @@ export function overviewView() {
 function render(o) {
   const now = Date.now();
   const oldest = o.outbox.oldestPendingAt;
+  const multi = isMultiStore();
   return [
+    unavailable(o.unavailable ?? []),
     h(
       'div',
       { class: 'tiles' },
@@ -45,40 +51,49 @@ function render(o) {
         'section',
         { class: 'tile', 'aria-labelledby': 'producer-title' },
         h('h2', { id: 'producer-title' }, 'Producer (outbox)'),
-        counts([
-          ['pending', o.outbox.pending, 'outbox'],
-          ['sent', o.outbox.sent, 'outbox'],
-          ['dead', o.outbox.dead, 'outbox'],
-        ]),
+        counts(
+          [
+            ['pending', o.outbox.pending, 'outbox'],
+            ['sent', o.outbox.sent, 'outbox'],
+            ['dead', o.outbox.dead, 'outbox'],
+          ],
+          multi,
+        ),
         h('p', {}, 'Oldest pending: ', oldest === null ? 'none' : h('strong', {}, duration(now - oldest))),
       ),
       h(
         'section',
         { class: 'tile', 'aria-labelledby': 'consumer-title' },
         h('h2', { id: 'consumer-title' }, 'Consumers (dead letters)'),
-        counts(DEAD_LETTER_STATUSES.map((st) => [st, o.deadLetters[st] ?? 0, 'dead-letters'])),
+        counts(
+          DEAD_LETTER_STATUSES.map((st) => [st, o.deadLetters[st] ?? 0, 'dead-letters']),
+          multi,
+        ),
         h(
           'p',
           {},
-          `Inbox: ${count(o.inboxSize)} records. Replays with an expired lease: `,
+          `Inbox: ${o.inboxSizeExact === false ? 'at least ' : ''}${count(o.inboxSize)} records. Replays with an expired lease: `,
           h('strong', {}, count(o.expiredLeases)),
           '.',
         ),
       ),
     ),
+    multi ? [h('h2', {}, 'By store'), storesTable(o.stores ?? [], now)] : null,
     h('h2', {}, 'Throughput'),
     throughputChart(o.throughput),
     h('h2', {}, 'Open dead letters by cause'),
     table(
       'Open dead letters (pending, replaying, dead) grouped by type, group and error',
-      ['Type', 'Group', 'Error', 'Count', 'Oldest'],
+      [...(multi ? ['Store'] : []), 'Type', 'Group', 'Error', 'Count', 'Oldest'],
       o.deadLetterGroups.map((g) => [
+        ...(multi ? [g.store] : []),
         g.type || h('em', {}, 'undecodable'),
         g.group,
         h(
           'a',
           {
             href: `#/dead-letters?${new URLSearchParams({
+              ...(storeParam(g.store) ? { store: g.store } : {}),
               status: 'pending,replaying,dead',
               ...(g.type ? { type: g.type } : {}),
               group: g.group,
@@ -95,8 +110,9 @@ function render(o) {
     h('h2', {}, 'Relays'),
     table(
       'Running relays and when each last claimed',
-      ['Relay', 'Host', 'PID', 'Started', 'Last claimed', 'Last seen'],
+      [...(multi ? ['Store'] : []), 'Relay', 'Host', 'PID', 'Started', 'Last claimed', 'Last seen'],
       o.relays.map((r) => [
+        ...(multi ? [r.store] : []),
         r.relayId,
         r.host,
         String(r.pid),
@@ -109,8 +125,11 @@ function render(o) {
   ];
 }
 
-/** Counts by status, each a link to the list filtered by it. */
-function counts(entries) {
+/**
+ * Counts by status, each a link to the list filtered by it. Summed over several stores they are not one list's rows:
+ * then plain counts, and the per-store table links.
+ */
+function counts(entries, summed) {
   return h(
     'ul',
     { class: 'counts' },
@@ -119,13 +138,56 @@ function counts(entries) {
         'li',
         {},
         h(
-          'a',
-          { href: `#/${route}?status=${status}`, 'aria-label': `${count(n)} ${status}` },
+          summed ? 'span' : 'a',
+          summed
+            ? { role: 'group', 'aria-label': `${count(n)} ${status}` }
+            : { href: `#/${route}?status=${status}`, 'aria-label': `${count(n)} ${status}` },
           h('span', { class: 'n' }, count(n)),
           ' ',
           badge(status),
         ),
       ),
+    ),
+  );
+}
+
+/** One row per store: where the pending outbox rows and the open dead letters are. */
+function storesTable(stores, now) {
+  const link = (store, route, status, n, what = status) =>
+    h(
+      'a',
+      { href: `#/${route}?${new URLSearchParams({ store, status })}`, 'aria-label': `${count(n)} ${what} in ${store}` },
+      count(n),
+    );
+  return table(
+    'Counts per store, each a link to that store’s list',
+    ['Store', 'Outbox pending', 'Oldest pending', 'Dead letters open', 'Dead letters dead'],
+    stores.map(({ name, overview: o }) => {
+      const open = (o.deadLetters.pending ?? 0) + (o.deadLetters.replaying ?? 0) + (o.deadLetters.dead ?? 0);
+      return [
+        name,
+        link(name, 'outbox', 'pending', o.outbox.pending),
+        o.outbox.oldestPendingAt === null ? 'none' : duration(now - o.outbox.oldestPendingAt),
+        link(name, 'dead-letters', 'pending,replaying,dead', open, 'open'),
+        link(name, 'dead-letters', 'dead', o.deadLetters.dead ?? 0),
+      ];
+    }),
+    'No store answered.',
+  );
+}
+
+/** Stores left out of the counts because they did not answer. */
+function unavailable(list) {
+  if (!list.length) return null;
+  return h(
+    'div',
+    { class: 'error', role: 'alert' },
+    h('strong', {}, 'Not every store answered: '),
+    'the counts below leave them out.',
+    h(
+      'ul',
+      {},
+      list.map((u) => h('li', {}, `${u.store}: ${u.error}`)),
     ),
   );
 }

@@ -23,8 +23,8 @@ export async function consumerChecks(
       id: 'consumer.inbox',
       place,
       level: 'ok',
-      message: `the inbox holds ${plural(overview.inboxSize, 'handled message')}`,
-      facts: { inboxSize: overview.inboxSize },
+      message: `the inbox holds ${overview.inboxSizeExact ? '' : 'at least '}${plural(overview.inboxSize, 'handled message')}`,
+      facts: { inboxSize: overview.inboxSize, inboxSizeExact: overview.inboxSizeExact },
     },
   ];
 }

@@ -3,15 +3,17 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { getRequestListener } from '@hono/node-server';
 import { getPath } from 'hono/utils/url';
 import { Registry } from 'prom-client';
+import type { Logger } from '../../core/logger.js';
 import { parseOptions } from '../../core/options.js';
 import { AdminService } from '../admin-service.js';
 import { NotFoundError } from '../admin-errors.js';
 import { SessionCodec } from '../auth/session-cookie.js';
 import { TokenSet } from '../auth/token-set.js';
 import { JobRunner } from '../jobs/job-runner.js';
+import { DEFAULT_STORE_NAME, dialectOf, StoreDirectory, type StoreEntry } from '../store-directory.js';
 import { registerAdminMetrics } from './admin-metrics.js';
 import type { AppDeps, AppEnv } from './app-env.js';
-import { appOptionsSchema, type AdminAppOptions } from './app-options.js';
+import { appOptionsSchema, type AdminAppOptions, type ParsedAppOptions } from './app-options.js';
 import { authenticate } from './authenticate.js';
 import { bodyGuard } from './body-guard.js';
 import { errorResponse, validationHook } from './error-response.js';
@@ -24,6 +26,7 @@ import { messageRoutes } from './routes/messages.js';
 import { outboxRoutes } from './routes/outbox.js';
 import { overviewRoutes } from './routes/overview.js';
 import { sessionRoutes } from './routes/session.js';
+import { storeRoutes } from './routes/stores.js';
 import { securityHeaders } from './security-headers.js';
 import { defaultConsoleDir, staticConsole } from './static-console.js';
 
@@ -34,39 +37,36 @@ export interface AdminApp {
   fetch(request: Request): Promise<Response>;
   /** A node:http request listener; mount it in `http.createServer`, or in express/connect under a prefix. */
   listener(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** The default (first) store's service and job runner. */
   readonly service: AdminService;
   readonly jobs: JobRunner;
-  /** Stops the job runner (held jobs resume elsewhere when their lease expires). The store stays open. */
+  /** Every store served, each with its own service and job runner. */
+  readonly stores: StoreDirectory;
+  /** Stops the job runners (held jobs resume elsewhere when their lease expires). The stores stay open. */
   close(): Promise<void>;
 }
 
 /**
  * The admin HTTP API and console as a Hono app: JSON endpoints described by the OpenAPI document
  * at `/api/openapi.json`, Prometheus metrics, health and readiness, the console's static files, and
- * a bulk-job runner. Mount `listener` in an existing server, or use {@link startAdminServer}.
+ * a bulk-job runner per store. Give one `store`, or several `stores` by name (the console follows a
+ * message across them; requests pick one with `?store=`). Mount `listener` in an existing server,
+ * or use {@link startAdminServer}.
  * @example
  * const admin = createAdminApp({ store, tokens: [{ name: 'ops', role: 'operator', token: process.env.OPS_TOKEN! }] });
  * expressApp.use('/surety', admin.listener); // before any body parser
+ * // One console over the order service's database and billing's:
+ * createAdminApp({ stores: { orders: ordersStore, billing: billingStore }, tokens });
  */
 export function createAdminApp(options: AdminAppOptions): AdminApp {
   const o = parseOptions(appOptionsSchema, options, 'admin');
-  const { store, logger, clock } = o;
+  const { logger, clock } = o;
+  const stores = new StoreDirectory(storeEntries(o), { timeoutMs: o.storeTimeoutMs, logger });
   const registry = o.registry ?? new Registry();
-  const requests = registerAdminMetrics(registry, store, clock);
-  const { enabled: runJobs, ...jobOptions } = o.jobs;
-  const jobs = new JobRunner({ ...jobOptions, store, clock, logger });
-  const service = new AdminService({
-    store,
-    clock,
-    logger,
-    allowEdit: o.allowEdit,
-    inboxWindowMs: o.inboxWindowMs,
-    maxJobRatePerSecond: o.maxJobRatePerSecond,
-    onJobCreated: () => jobs.wake(),
-  });
+  const requests = registerAdminMetrics(registry, stores.entries, clock);
   const deps: AppDeps = {
     options: o,
-    service,
+    stores,
     tokens: new TokenSet(o.tokens),
     sessions: new SessionCodec(o.sessionSecret),
     registry,
@@ -102,6 +102,7 @@ export function createAdminApp(options: AdminAppOptions): AdminApp {
   messageRoutes(app, deps);
   jobRoutes(app, deps);
   auditRoutes(app, deps);
+  storeRoutes(app, deps);
   app.get('/metrics', async (c) => c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType }));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
@@ -118,13 +119,45 @@ export function createAdminApp(options: AdminAppOptions): AdminApp {
     security: [{ bearer: [] }, { session: [] }],
   });
 
-  if (runJobs) jobs.start();
+  if (o.jobs.enabled) for (const e of stores.entries) e.jobs.start();
   const fetch = async (request: Request) => app.fetch(request);
   return {
     fetch,
     listener: getRequestListener(fetch, { overrideGlobalObjects: false }),
-    service,
-    jobs,
-    close: () => jobs.stop(),
+    service: stores.default.service,
+    jobs: stores.default.jobs,
+    stores,
+    close: async () => {
+      await Promise.all(stores.entries.map((e) => e.jobs.stop()));
+    },
   };
+}
+
+/** One service and one job runner per store; a new job wakes its own store's runner. */
+function storeEntries(o: ParsedAppOptions): StoreEntry[] {
+  const named = o.stores ? Object.entries(o.stores) : [[DEFAULT_STORE_NAME, o.store!] as const];
+  const { enabled: _enabled, ...jobOptions } = o.jobs;
+  return named.map(([name, store]) => {
+    const logger = named.length > 1 ? withStore(o.logger, name) : o.logger;
+    const jobs = new JobRunner({ ...jobOptions, store, clock: o.clock, logger });
+    const service = new AdminService({
+      store,
+      clock: o.clock,
+      logger,
+      allowEdit: o.allowEdit,
+      inboxWindowMs: o.inboxWindowMs,
+      maxJobRatePerSecond: o.maxJobRatePerSecond,
+      onJobCreated: () => jobs.wake(),
+    });
+    return { name, dialect: dialectOf(store), store, service, jobs };
+  });
+}
+
+/** Log lines of one store's service and runner name the store. */
+function withStore(logger: Logger, store: string): Logger {
+  const tag =
+    (level: keyof Logger) =>
+    (obj: object, msg?: string): void =>
+      logger[level]({ store, ...obj }, msg);
+  return { debug: tag('debug'), info: tag('info'), warn: tag('warn'), error: tag('error') };
 }

@@ -1,8 +1,8 @@
 import type { Registry } from 'prom-client';
 import type { Actor } from '../../ports/admin-store.js';
-import type { AdminService } from '../admin-service.js';
 import type { SessionCodec, Session } from '../auth/session-cookie.js';
 import type { TokenSet } from '../auth/token-set.js';
+import type { StoreDirectory } from '../store-directory.js';
 import type { ParsedAppOptions } from './app-options.js';
 
 /** What the auth middleware puts on the request context. */
@@ -17,7 +17,8 @@ export interface AppEnv {
 /** Everything the routes share. */
 export interface AppDeps {
   readonly options: ParsedAppOptions;
-  readonly service: AdminService;
+  /** The stores served; routes act on the one the request's `store` names. */
+  readonly stores: StoreDirectory;
   readonly tokens: TokenSet;
   readonly sessions: SessionCodec;
   readonly registry: Registry;

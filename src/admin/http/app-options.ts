@@ -5,14 +5,31 @@ import { systemClock } from '../../core/clock.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import type { AdminServiceStore } from '../admin-service.js';
 import { tokenListSchema } from '../auth/token-set.js';
+import { STORE_NAME, STORE_NAME_RULE } from '../store-directory.js';
 
 const isFn = (v: unknown) => typeof v === 'function';
 
-export const appOptionsSchema = z.object({
-  store: z.custom<AdminServiceStore>(
-    (v) => isFn((v as Partial<AdminServiceStore> | null)?.listDeadLetters),
-    'must be a Surety store (with the admin methods and inboxRecordedAt)',
-  ),
+const storeSchema = z.custom<AdminServiceStore>(
+  (v) =>
+    isFn((v as Partial<AdminServiceStore> | null)?.listDeadLetters) &&
+    isFn((v as Partial<AdminServiceStore> | null)?.inboxRecordedAt),
+  'must be a Surety store (with the admin methods and inboxRecordedAt)',
+);
+
+/** `{ [name]: store }`; insertion order is display order and the first is the default. */
+const storesSchema = z.record(z.string(), storeSchema).superRefine((stores, ctx) => {
+  const names = Object.keys(stores);
+  if (names.length === 0) ctx.addIssue({ code: 'custom', message: 'must name at least one store' });
+  for (const name of names) {
+    if (!STORE_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: STORE_NAME_RULE });
+  }
+});
+
+const baseSchema = z.object({
+  /** The one store to serve (named "default"); or give `stores`. */
+  store: storeSchema.optional(),
+  /** Several stores to serve from one console, by name; or give `store`. */
+  stores: storesSchema.optional(),
   /** API tokens; the token name is the actor in the audit log. */
   tokens: tokenListSchema,
   allowEdit: z.boolean().default(false),
@@ -52,6 +69,8 @@ export const appOptionsSchema = z.object({
     .max(16 * 1_048_576)
     .default(65_536),
   maxJobRatePerSecond: z.number().positive().max(1_000_000).default(10_000),
+  /** How long the merged overview and lineage wait for one store before reporting it unavailable. */
+  storeTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
   jobs: z
     .strictObject({
       /** Run bulk jobs in this process (default). Turn off where another process runs them. */
@@ -63,6 +82,14 @@ export const appOptionsSchema = z.object({
       maxConcurrentJobs: z.number().int().min(1).max(64).optional(),
     })
     .default({ enabled: true }),
+});
+
+export const appOptionsSchema = baseSchema.superRefine((o, ctx) => {
+  if (o.store !== undefined && o.stores !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['stores'], message: 'give either store or stores, not both' });
+  } else if (o.store === undefined && o.stores === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['store'], message: 'is required (a Surety store), or give stores' });
+  }
 });
 
 export type AdminAppOptions = z.input<typeof appOptionsSchema>;

@@ -1,14 +1,24 @@
 import type { Command } from 'commander';
 import type { DoctorCheck, DoctorReport } from '../../admin/doctor/index.js';
 import { EXIT, UsageError } from '../cli-errors.js';
-import { loadCliConfig, openStore, withCommonOptions, type CommonOptions } from '../context.js';
+import {
+  closeStores,
+  loadCliConfig,
+  openStores,
+  selectDatabases,
+  withCommonOptions,
+  type CommonOptions,
+} from '../context.js';
 import { createDoctorRunner } from '../doctor-runner.js';
 import { writeJson, type CliIo } from '../io.js';
 import type { CommandState } from './state.js';
 
 const MARK: Record<DoctorCheck['level'], string> = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL' };
 
-/** `surety doctor`: exit 0 healthy, 3 warnings, 4 a failure found, 1 when it could not run. */
+/**
+ * `surety doctor`: exit 0 healthy, 3 warnings, 4 a failure found, 1 when it could not run. Checks
+ * every configured database (or the one `--store` names) and merges their checks.
+ */
 export function registerDoctor(program: Command, io: CliIo, state: CommandState): void {
   withCommonOptions(
     program
@@ -18,14 +28,15 @@ export function registerDoctor(program: Command, io: CliIo, state: CommandState)
         'after',
         '\nExit codes: 0 healthy, 3 warnings, 4 a failure found, 1 the doctor could not run, 2 bad usage.',
       ),
+    'all',
   )
     .option('--queue <name...>', 'also check these queues (besides transport.queues)')
     .action(async (o: CommonOptions & { queue?: string[] }) => {
       for (const q of o.queue ?? []) if (!q.trim()) throw new UsageError('--queue must not be empty');
       const { config } = await loadCliConfig(o, io);
-      const store = await openStore(config);
+      const stores = await openStores(config, selectDatabases(config, o.store, 'all'));
       try {
-        const doctor = await createDoctorRunner(config, store, o.queue ?? []);
+        const doctor = await createDoctorRunner(config, stores, o.queue ?? []);
         try {
           const report = await doctor.run();
           if (o.json) writeJson(io, report);
@@ -36,7 +47,7 @@ export function registerDoctor(program: Command, io: CliIo, state: CommandState)
           await doctor.close();
         }
       } finally {
-        await store.close();
+        await closeStores(stores);
       }
     });
 }

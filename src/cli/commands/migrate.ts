@@ -1,29 +1,62 @@
 import type { Command } from 'commander';
+import { namesDatabases } from '../../config/databases.js';
 import { redact } from '../../stores/open-store.js';
-import { loadCliConfig, openStore, withCommonOptions, type CommonOptions } from '../context.js';
+import {
+  closeStores,
+  loadCliConfig,
+  namedError,
+  openStores,
+  selectDatabases,
+  withCommonOptions,
+  type CommonOptions,
+  type NamedStore,
+} from '../context.js';
 import { writeJson, type CliIo } from '../io.js';
 
-/** `surety migrate`: creates or upgrades Surety's tables; idempotent, safe from several processes. */
+interface Migrated {
+  readonly name: string;
+  readonly database: string;
+  readonly dialect: string;
+  readonly table: string;
+}
+
+/**
+ * `surety migrate`: creates or upgrades Surety's tables in every configured database (or the one
+ * `--store` names); idempotent, safe from several processes.
+ */
 export function registerMigrate(program: Command, io: CliIo): void {
-  withCommonOptions(program.command('migrate').description("create or upgrade Surety's tables (idempotent)")).action(
-    async (o: CommonOptions) => {
-      const { config } = await loadCliConfig(o, io);
-      const store = await openStore(config);
+  withCommonOptions(
+    program.command('migrate').description("create or upgrade Surety's tables (idempotent)"),
+    'all',
+  ).action(async (o: CommonOptions) => {
+    const { config } = await loadCliConfig(o, io);
+    const databases = selectDatabases(config, o.store, 'all');
+    const done: Migrated[] = [];
+    // One at a time, so a failure names its database and those before it stay migrated.
+    for (const database of databases) {
+      const [{ store }] = (await openStores(config, [database])) as [NamedStore];
       try {
         await store.migrate();
+      } catch (err) {
+        throw namedError(config, database.name, err);
       } finally {
-        await store.close();
+        await closeStores([{ name: database.name, store }]);
       }
-      const url = redact(config.database.url);
+      done.push({
+        name: database.name,
+        database: redact(database.url),
+        dialect: store.dialect,
+        table: store.outboxTable,
+      });
+    }
+    if (!namesDatabases(config)) {
+      const [m] = done as [Migrated];
       if (o.json)
-        writeJson(io, {
-          command: 'migrate',
-          database: url,
-          dialect: store.dialect,
-          table: store.outboxTable,
-          ok: true,
-        });
-      else io.out.write(`migrated ${store.dialect} (${url}): ${store.outboxTable} is up to date\n`);
-    },
-  );
+        writeJson(io, { command: 'migrate', database: m.database, dialect: m.dialect, table: m.table, ok: true });
+      else io.out.write(`migrated ${m.dialect} (${m.database}): ${m.table} is up to date\n`);
+      return;
+    }
+    if (o.json) return writeJson(io, { command: 'migrate', ok: true, databases: done });
+    for (const m of done) io.out.write(`migrated ${m.name}: ${m.dialect} (${m.database}): ${m.table} is up to date\n`);
+  });
 }

@@ -2,19 +2,31 @@ import type { Command } from 'commander';
 import { ConfigError } from '../../config/config-error.js';
 import { defaultLogger } from '../../producer/logger.js';
 import { UsageError } from '../cli-errors.js';
-import { loadCliConfig, openStore, withCommonOptions, type CommonOptions } from '../context.js';
+import { configuredDatabases } from '../../config/databases.js';
+import {
+  closeStores,
+  loadCliConfig,
+  namedError,
+  openStores,
+  withCommonOptions,
+  type CommonOptions,
+} from '../context.js';
 import type { CliIo } from '../io.js';
 import { startRuntime } from '../start/runtime.js';
 import type { CommandState } from './state.js';
 
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
-/** `surety start`: relay, replayer and console from the config; a graceful stop on SIGINT or SIGTERM. */
+/**
+ * `surety start`: relay, replayer and console from the config, over every configured database; a
+ * graceful stop on SIGINT or SIGTERM.
+ */
 export function registerStart(program: Command, io: CliIo, _state: CommandState): void {
   withCommonOptions(
     program
       .command('start')
       .description('run the relay, the replayer and the console the config enables, until SIGINT or SIGTERM'),
+    'none',
   )
     .option('--migrate', 'create or upgrade the tables first')
     .action(async (o: CommonOptions & { migrate?: boolean }) => {
@@ -30,10 +42,12 @@ export function registerStart(program: Command, io: CliIo, _state: CommandState)
       const stopRequested = new Promise<string>((resolve) => (signalled = resolve));
       const onSignal = (signal: NodeJS.Signals) => signalled(signal);
       for (const s of SIGNALS) process.on(s, onSignal);
-      const store = await openStore(config);
+      const stores = await openStores(config, configuredDatabases(config));
       try {
-        if (o.migrate) await store.migrate();
-        const runtime = await startRuntime(config, store, defaultLogger('surety'));
+        for (const { name, store } of o.migrate ? stores : []) {
+          await store.migrate().catch((err: unknown) => Promise.reject(namedError(config, name, err)));
+        }
+        const runtime = await startRuntime(config, stores, defaultLogger('surety'));
         const lines = runtime.started.map((s) => `  ${s}`).join('\n');
         io.out.write(`surety started (pid ${process.pid}):\n${lines}\n`);
         const signal = await stopRequested;
@@ -42,7 +56,7 @@ export function registerStart(program: Command, io: CliIo, _state: CommandState)
         io.out.write('surety stopped\n');
       } finally {
         for (const s of SIGNALS) process.removeListener(s, onSignal);
-        await store.close();
+        await closeStores(stores);
       }
     });
 }

@@ -1,19 +1,26 @@
 import type { DoctorReport } from '../../admin/doctor/index.js';
 import { startAdminServer, type AdminServer } from '../../admin/http/admin-server.js';
+import { namesDatabases } from '../../config/databases.js';
 import type { SuretyConfig } from '../../config/schema.js';
 import type { Logger } from '../../core/logger.js';
-import type { SuretyStore } from '../context.js';
+import type { NamedStore } from '../context.js';
 
-/** Serves the HTTP API, the console and the bulk-job runner from the config's console section. */
+/**
+ * Serves the HTTP API, the console and the bulk-job runners from the config's console section: the
+ * one `database` as the app's `store`, or every one of `databases` as its `stores`, by name.
+ */
 export function startConsole(
   config: SuretyConfig,
-  store: SuretyStore,
+  stores: readonly NamedStore[],
   doctor: () => Promise<DoctorReport>,
   logger: Logger,
 ): Promise<AdminServer> {
   const c = config.console;
+  const served = namesDatabases(config)
+    ? { stores: Object.fromEntries(stores.map((s) => [s.name, s.store])) }
+    : { store: stores[0]!.store };
   return startAdminServer({
-    store,
+    ...served,
     tokens: c.tokens,
     allowEdit: c.allowEdit,
     ...(c.inboxWindowMs > 0 ? { inboxWindowMs: c.inboxWindowMs } : {}),

@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../../config/config-error.js';
 import type { Consumer } from '../../consumer/consumer.js';
+import type { SuretyStore } from '../context.js';
 
 export interface LoadedConsumers {
   readonly consumers: readonly Consumer[];
@@ -8,14 +9,26 @@ export interface LoadedConsumers {
   readonly close: () => Promise<void>;
 }
 
+/** What a module exporting a function is called with: the database `replayer.database` names, opened. */
+export interface ReplayerModuleContext {
+  /** The database's name: `default` for `database`, else its key in `databases`. */
+  readonly database: string;
+  /** Its store, opened by `surety start` and closed after the replayer stops. */
+  readonly store: SuretyStore;
+}
+
 const SHAPE =
   'must export your Consumer: as default, as `consumer`, as `consumers` (a list), or a function returning one or a list';
 
 /**
  * Imports the user's module that builds the consumer(s) to replay through. The replayer needs only
- * the consumer's handlers, store and retry policy; it never subscribes to the broker.
+ * the consumer's handlers, store and retry policy; it never subscribes to the broker. A module
+ * exporting a function gets `context`, so its consumers can use the store `surety start` opened.
+ * @example
+ * // consumers.js
+ * export default ({ store }) => new Consumer({ group: 'billing', store, transport }).on('order.created', handle);
  */
-export async function loadConsumers(modulePath: string): Promise<LoadedConsumers> {
+export async function loadConsumers(modulePath: string, context: ReplayerModuleContext): Promise<LoadedConsumers> {
   let mod: Record<string, unknown>;
   try {
     mod = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>;
@@ -26,7 +39,8 @@ export async function loadConsumers(modulePath: string): Promise<LoadedConsumers
     });
   }
   let value = mod.consumers ?? mod.consumer ?? mod.default;
-  if (typeof value === 'function' && !isConsumer(value)) value = await (value as () => unknown)();
+  if (typeof value === 'function' && !isConsumer(value))
+    value = await (value as (c: ReplayerModuleContext) => unknown)(context);
   const list = (Array.isArray(value) ? value : [value]) as unknown[];
   if (list.length === 0 || !list.every(isConsumer))
     throw new ConfigError([{ path: 'replayer.module', message: `${modulePath} ${SHAPE}` }]);

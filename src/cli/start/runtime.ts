@@ -1,3 +1,4 @@
+import { namesDatabases } from '../../config/databases.js';
 import type { SuretyConfig } from '../../config/schema.js';
 import { ConfigError } from '../../config/config-error.js';
 import { describeError } from '../../core/errors.js';
@@ -5,7 +6,7 @@ import type { Logger } from '../../core/logger.js';
 import { ReplayJob } from '../../consumer/replay-job.js';
 import { OutboxRelay } from '../../producer/outbox-relay.js';
 import type { Transport } from '../../ports/transport.js';
-import type { SuretyStore } from '../context.js';
+import type { NamedStore } from '../context.js';
 import { createDoctorRunner } from '../doctor-runner.js';
 import { startConsole } from './console.js';
 import { loadConsumers } from './load-consumers.js';
@@ -17,10 +18,19 @@ export interface Runtime {
   stop(): Promise<void>;
 }
 
-/** Starts what the config enables — relay, replayer, console — on an open store. */
-export async function startRuntime(config: SuretyConfig, store: SuretyStore, logger: Logger): Promise<Runtime> {
+/**
+ * Starts what the config enables on the open stores of its databases: a relay per database in
+ * `relay.databases` (default: all) sharing one transport, the replayer with the store of
+ * `replayer.database` (default: the first), and one console serving every database.
+ */
+export async function startRuntime(
+  config: SuretyConfig,
+  stores: readonly NamedStore[],
+  logger: Logger,
+): Promise<Runtime> {
   const stops: { name: string; stop: () => Promise<unknown> }[] = [];
   const started: string[] = [];
+  const named = namesDatabases(config);
   const stop = async () => {
     for (const s of stops.reverse()) {
       try {
@@ -34,16 +44,23 @@ export async function startRuntime(config: SuretyConfig, store: SuretyStore, log
     if (config.relay.enabled) {
       const transport = await openTransport(config, logger);
       stops.push({ name: 'transport', stop: () => transport.close() });
-      const { enabled: _enabled, ...relayOptions } = config.relay;
-      const relay = new OutboxRelay({ ...relayOptions, store, publisher: transport, logger });
-      await relay.start(); // writes its heartbeat row while it runs
-      stops.push({ name: 'relay', stop: () => relay.stop() });
-      started.push(`relay ${relay.id} -> ${transport.name}`);
+      const { enabled: _enabled, databases, ...relayOptions } = config.relay;
+      for (const { name, store } of stores.filter((s) => !databases || databases.includes(s.name))) {
+        const relayLogger = named ? withFields(logger, { database: name }) : logger;
+        const relay = new OutboxRelay({ ...relayOptions, store, publisher: transport, logger: relayLogger });
+        await relay.start(); // writes its heartbeat row while it runs
+        stops.push({ name: named ? `relay on ${name}` : 'relay', stop: () => relay.stop() });
+        started.push(`relay ${relay.id}${named ? ` on ${name}` : ''} -> ${transport.name}`);
+      }
     }
     if (config.replayer.enabled) {
-      const { consumers, close } = await loadConsumers(config.replayer.module!);
+      const chosen = stores.find((s) => s.name === config.replayer.database) ?? stores[0]!;
+      const { consumers, close } = await loadConsumers(config.replayer.module!, {
+        database: chosen.name,
+        store: chosen.store,
+      });
       stops.push({ name: 'replayer module', stop: close });
-      const { enabled: _e, module: _m, ...replayOptions } = config.replayer;
+      const { enabled: _e, module: _m, database: _d, ...replayOptions } = config.replayer;
       for (const consumer of consumers) {
         const job = new ReplayJob(consumer, replayOptions);
         job.start();
@@ -52,9 +69,9 @@ export async function startRuntime(config: SuretyConfig, store: SuretyStore, log
       }
     }
     if (config.console.enabled) {
-      const doctor = await createDoctorRunner(config, store);
+      const doctor = await createDoctorRunner(config, stores);
       stops.push({ name: 'doctor', stop: () => doctor.close() });
-      const server = await startConsole(config, store, () => doctor.run(), logger);
+      const server = await startConsole(config, stores, () => doctor.run(), logger);
       stops.push({ name: 'console', stop: () => server.close() });
       started.push(`console at ${server.url}`);
     }
@@ -63,6 +80,16 @@ export async function startRuntime(config: SuretyConfig, store: SuretyStore, log
     throw err;
   }
   return { started, stop };
+}
+
+/** A logger that adds `fields` to every entry, so each relay's lines name its database. */
+function withFields(logger: Logger, fields: object): Logger {
+  return {
+    debug: (obj, msg) => logger.debug({ ...fields, ...obj }, msg),
+    info: (obj, msg) => logger.info({ ...fields, ...obj }, msg),
+    warn: (obj, msg) => logger.warn({ ...fields, ...obj }, msg),
+    error: (obj, msg) => logger.error({ ...fields, ...obj }, msg),
+  };
 }
 
 async function openTransport(config: SuretyConfig, logger: Logger): Promise<Transport> {

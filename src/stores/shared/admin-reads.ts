@@ -28,6 +28,9 @@ import { countsFromRows, toDeadLetterRow } from './dead-letter-row.js';
 import { toOutboxRow } from './outbox-row.js';
 import { statsFromRows } from './stats.js';
 
+/** The overview counts inbox rows exactly up to this many, then reports "at least". */
+export const INBOX_COUNT_CAP = 100_000;
+
 /** What operators read: lists, lineage, overview, heartbeats, audit and jobs. Same for every dialect. */
 
 const MINUTE = 60_000;
@@ -93,7 +96,7 @@ export async function overview(ctx: AdminContext, now: number): Promise<Overview
     run(db, sql.outboxStats(t)),
     run(db, sql.deadLetterCounts(t)),
     run(db, sql.countExpiredLeases(d, t, now)),
-    run(db, sql.countInbox(t)),
+    run(db, sql.countInbox(t, INBOX_COUNT_CAP + 1)),
     run(db, ctx.sql.sentPerMinute(t, since)),
     run(db, ctx.sql.consumedPerMinute(t, since)),
     run(db, ctx.sql.deadLetterGroups(t, DEAD_LETTER_GROUPS)),
@@ -106,7 +109,8 @@ export async function overview(ctx: AdminContext, now: number): Promise<Overview
     outbox: statsFromRows(stats.rows),
     deadLetters: countsFromRows(counts.rows),
     expiredLeases: Number(expired.rows[0]?.n ?? 0),
-    inboxSize: Number(inbox.rows[0]?.n ?? 0),
+    inboxSize: Math.min(Number(inbox.rows[0]?.n ?? 0), INBOX_COUNT_CAP),
+    inboxSizeExact: Number(inbox.rows[0]?.n ?? 0) <= INBOX_COUNT_CAP,
     throughput: Array.from({ length: 60 }, (_, i) => {
       const minute = since + i * MINUTE;
       return { minute, sent: sentBy.get(minute) ?? 0, consumed: consumedBy.get(minute) ?? 0 };

@@ -116,7 +116,11 @@ export function countExpiredLeases(d: SqlDialect, t: TableNames, now: number): S
   );
 }
 
-export const countInbox = (t: TableNames): Statement => ({ text: `SELECT count(*) AS n FROM ${t.inbox}`, values: [] });
+/** Counts at most `cap` rows: an overview polled every few seconds must not scan a large inbox. */
+export const countInbox = (t: TableNames, cap: number): Statement => ({
+  text: `SELECT count(*) AS n FROM (SELECT 1 AS one FROM ${t.inbox} LIMIT ${cap}) capped`,
+  values: [],
+});
 
 export const selectRelays = (t: TableNames): Statement => ({
   text: `SELECT relay_id, host, pid, started_at, last_claimed_at, last_seen_at FROM ${t.relays} ORDER BY relay_id`,

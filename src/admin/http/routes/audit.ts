@@ -13,9 +13,10 @@ const list = createRoute({
   responses: { 200: json(pageOf(auditEntrySchema, 'AuditPage'), 'A page of entries'), ...errors(400, 401) },
 });
 
-export function auditRoutes(app: OpenAPIHono<AppEnv>, { service }: AppDeps): void {
+export function auditRoutes(app: OpenAPIHono<AppEnv>, { stores }: AppDeps): void {
   app.openapi(list, async (c) => {
-    const { filter, page } = splitQuery(c.req.valid('query'));
-    return c.json(await asQuery(() => service.listAudit(filter, page)), 200);
+    const { store, filter, page } = splitQuery(c.req.valid('query'));
+    const { name, service } = stores.get(store);
+    return c.json({ ...(await asQuery(() => service.listAudit(filter, page))), store: name }, 200);
   });
 }

@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { editBodySchema, optionalReasonSchema, requiredReasonSchema } from '../../admin-schemas.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
 import { actionResultSchema, errors, idParams, json, jsonBody, pageOf } from '../schemas/common.js';
-import { asQuery, deadLetterQuerySchema, splitQuery } from '../schemas/queries.js';
+import { asQuery, deadLetterQuerySchema, splitQuery, storeQuerySchema } from '../schemas/queries.js';
 import { deadLetterRowSchema, deadLetterWithHistorySchema } from '../schemas/rows.js';
 
 const list = createRoute({
@@ -19,7 +19,7 @@ const one = createRoute({
   path: '/api/dead-letters/{id}',
   tags: ['dead letters'],
   summary: 'One dead letter with its history',
-  request: { params: idParams },
+  request: { params: idParams, query: storeQuerySchema },
   responses: { 200: json(deadLetterWithHistorySchema, 'The row'), ...errors(400, 401, 404) },
 });
 
@@ -30,7 +30,11 @@ const replay = createRoute({
   path: '/api/dead-letters/{id}/replay',
   tags: ['dead letters'],
   summary: "Make a pending, dead or ignored row due now; the consumer's replay job runs it",
-  request: { params: idParams, body: jsonBody(z.strictObject({ reason: optionalReasonSchema.optional() }), false) },
+  request: {
+    params: idParams,
+    query: storeQuerySchema,
+    body: jsonBody(z.strictObject({ reason: optionalReasonSchema.optional() }), false),
+  },
   responses: { 200: json(actionResultSchema, 'Due now'), ...ACTION_ERRORS },
 });
 
@@ -39,7 +43,11 @@ const ignore = createRoute({
   path: '/api/dead-letters/{id}/ignore',
   tags: ['dead letters'],
   summary: 'Close a pending or dead row without running it',
-  request: { params: idParams, body: jsonBody(z.strictObject({ reason: requiredReasonSchema }), true) },
+  request: {
+    params: idParams,
+    query: storeQuerySchema,
+    body: jsonBody(z.strictObject({ reason: requiredReasonSchema }), true),
+  },
   responses: { 200: json(actionResultSchema, 'Ignored'), ...ACTION_ERRORS },
 });
 
@@ -50,26 +58,34 @@ const edit = createRoute({
   summary: "Replace the row's body, then replay it (403 unless the server allows editing)",
   request: {
     params: idParams,
+    query: storeQuerySchema,
     body: jsonBody(z.strictObject({ body: editBodySchema, reason: requiredReasonSchema }), true),
   },
   responses: { 200: json(actionResultSchema, 'Edited and due now'), ...ACTION_ERRORS },
 });
 
-export function deadLetterRoutes(app: OpenAPIHono<AppEnv>, { service }: AppDeps): void {
+export function deadLetterRoutes(app: OpenAPIHono<AppEnv>, { stores }: AppDeps): void {
   app.openapi(list, async (c) => {
-    const { filter, page } = splitQuery(c.req.valid('query'));
-    return c.json(await asQuery(() => service.listDeadLetters(filter, page)), 200);
+    const { store, filter, page } = splitQuery(c.req.valid('query'));
+    const { name, service } = stores.get(store);
+    return c.json({ ...(await asQuery(() => service.listDeadLetters(filter, page))), store: name }, 200);
   });
-  app.openapi(one, async (c) => c.json(await service.getDeadLetter(c.req.valid('param').id), 200));
+  app.openapi(one, async (c) => {
+    const { service } = stores.get(c.req.valid('query').store);
+    return c.json(await service.getDeadLetter(c.req.valid('param').id), 200);
+  });
   app.openapi(replay, async (c) => {
+    const { service } = stores.get(c.req.valid('query').store);
     const { reason } = c.req.valid('json');
     return c.json(await service.replay(c.req.valid('param').id, c.get('actor'), reason), 200);
   });
   app.openapi(ignore, async (c) => {
+    const { service } = stores.get(c.req.valid('query').store);
     const { reason } = c.req.valid('json');
     return c.json(await service.ignore(c.req.valid('param').id, c.get('actor'), reason), 200);
   });
   app.openapi(edit, async (c) => {
+    const { service } = stores.get(c.req.valid('query').store);
     const { body, reason } = c.req.valid('json');
     return c.json(await service.edit(c.req.valid('param').id, c.get('actor'), body, reason), 200);
   });

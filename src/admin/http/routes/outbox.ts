@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { optionalReasonSchema } from '../../admin-schemas.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
 import { actionResultSchema, errors, json, jsonBody, messageIdParams, pageOf } from '../schemas/common.js';
-import { asQuery, outboxQuerySchema, splitQuery } from '../schemas/queries.js';
+import { asQuery, outboxQuerySchema, splitQuery, storeQuerySchema } from '../schemas/queries.js';
 import { outboxRowSchema, outboxWithHistorySchema } from '../schemas/rows.js';
 
 const list = createRoute({
@@ -19,7 +19,7 @@ const one = createRoute({
   path: '/api/outbox/{messageId}',
   tags: ['outbox'],
   summary: 'One outbox row with its attempts',
-  request: { params: messageIdParams },
+  request: { params: messageIdParams, query: storeQuerySchema },
   responses: { 200: json(outboxWithHistorySchema, 'The row'), ...errors(400, 401, 404) },
 });
 
@@ -30,18 +30,24 @@ const resend = createRoute({
   summary: 'Publish again as a new attempt with the same message id (also a row already sent)',
   request: {
     params: messageIdParams,
+    query: storeQuerySchema,
     body: jsonBody(z.strictObject({ reason: optionalReasonSchema.optional() }), false),
   },
   responses: { 200: json(actionResultSchema, 'Resent'), ...errors(400, 401, 403, 404, 409, 413, 415) },
 });
 
-export function outboxRoutes(app: OpenAPIHono<AppEnv>, { service }: AppDeps): void {
+export function outboxRoutes(app: OpenAPIHono<AppEnv>, { stores }: AppDeps): void {
   app.openapi(list, async (c) => {
-    const { filter, page } = splitQuery(c.req.valid('query'));
-    return c.json(await asQuery(() => service.listOutbox(filter, page)), 200);
+    const { store, filter, page } = splitQuery(c.req.valid('query'));
+    const { name, service } = stores.get(store);
+    return c.json({ ...(await asQuery(() => service.listOutbox(filter, page))), store: name }, 200);
   });
-  app.openapi(one, async (c) => c.json(await service.getOutbox(c.req.valid('param').messageId), 200));
+  app.openapi(one, async (c) => {
+    const { service } = stores.get(c.req.valid('query').store);
+    return c.json(await service.getOutbox(c.req.valid('param').messageId), 200);
+  });
   app.openapi(resend, async (c) => {
+    const { service } = stores.get(c.req.valid('query').store);
     const { reason } = c.req.valid('json');
     return c.json(await service.resend(c.req.valid('param').messageId, c.get('actor'), reason), 200);
   });

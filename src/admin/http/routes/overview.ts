@@ -8,8 +8,9 @@ const overview = createRoute({
   method: 'get',
   path: '/api/overview',
   tags: ['overview'],
-  summary: 'Counts on each side, oldest pending age, throughput, dead letters grouped by error, relays',
-  responses: { 200: json(overviewSchema, 'The overview'), ...errors(401) },
+  summary:
+    'Counts on each side, oldest pending age, throughput, dead letters grouped by error, relays: every store merged, and each store',
+  responses: { 200: json(overviewSchema, 'The overview'), ...errors(401, 503) },
 });
 
 const doctor = createRoute({
@@ -23,8 +24,8 @@ const doctor = createRoute({
   },
 });
 
-export function overviewRoutes(app: OpenAPIHono<AppEnv>, { service, options }: AppDeps): void {
-  app.openapi(overview, async (c) => c.json(await service.overview(), 200));
+export function overviewRoutes(app: OpenAPIHono<AppEnv>, { stores, options }: AppDeps): void {
+  app.openapi(overview, async (c) => c.json(await stores.overview(), 200));
   app.openapi(doctor, async (c) => {
     if (!options.doctor) throw new NotFoundError('the doctor is not configured on this server');
     return c.json((await options.doctor()) as Record<string, unknown>, 200);

@@ -23,6 +23,7 @@ export function pageOf<T extends z.ZodType>(item: T, name: string) {
     .object({
       items: z.array(item),
       nextBefore: z.number().int().nullable().openapi({ description: 'pass as `before` for the next page' }),
+      store: z.string().openapi({ description: 'the store the page came from', example: 'default' }),
     })
     .openapi(name);
 }

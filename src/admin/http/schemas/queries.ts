@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { InvalidInputError } from '../../admin-errors.js';
 import { DEFAULT_PAGE, MAX_PAGE } from '../../admin-schemas.js';
+import { STORE_NAME, STORE_NAME_RULE } from '../../store-directory.js';
 
 /** Query strings arrive as text; the service checks the values and the handler names them `query.<key>`. */
 const param = (name: string, description: string, example?: string) =>
@@ -18,6 +19,20 @@ const integer = (name: string, description: string) =>
     .openapi({ param: { name, in: 'query' }, description });
 
 const TIME = 'ISO 8601 time or epoch milliseconds';
+
+/** Which store a list, row, action, job or audit route works on; unknown names are refused by the directory. */
+const store = {
+  store: z
+    .string({ error: 'must be given once' })
+    .regex(STORE_NAME, STORE_NAME_RULE)
+    .optional()
+    .openapi({
+      param: { name: 'store', in: 'query' },
+      description: 'the store to read or act on, as listed by GET /api/stores (default: the first)',
+      example: 'billing',
+    }),
+};
+
 const page = {
   limit: integer('limit', `page size, 1-${MAX_PAGE} (default ${DEFAULT_PAGE})`),
   before: integer('before', "the previous page's nextBefore"),
@@ -32,6 +47,7 @@ export const outboxQuerySchema = z.strictObject({
   from: param('from', `created at or after (${TIME})`),
   to: param('to', `created before (${TIME})`),
   ...page,
+  ...store,
 });
 
 export const deadLetterQuerySchema = z.strictObject({
@@ -48,6 +64,7 @@ export const deadLetterQuerySchema = z.strictObject({
   from: param('from', `created at or after (${TIME})`),
   to: param('to', `created before (${TIME})`),
   ...page,
+  ...store,
 });
 
 export const auditQuerySchema = z.strictObject({
@@ -57,20 +74,27 @@ export const auditQuerySchema = z.strictObject({
   from: param('from', `at or after (${TIME})`),
   to: param('to', `before (${TIME})`),
   ...page,
+  ...store,
 });
 
-export const jobsQuerySchema = z.strictObject(page);
+export const jobsQuerySchema = z.strictObject({ ...page, ...store });
 
-/** Splits a parsed query into the service's filter and page, dropping absent keys. */
-export function splitQuery<Q extends { limit?: number; before?: number }>(
+/** The query of row, action and job routes: only `store`. */
+export const storeQuerySchema = z.strictObject(store);
+
+type Paged = { limit?: number; before?: number; store?: string };
+
+/** Splits a parsed query into the store name, the service's filter and page, dropping absent keys. */
+export function splitQuery<Q extends Paged>(
   query: Q,
-): { filter: Omit<Q, 'limit' | 'before'>; page: { limit?: number; before?: number } } {
-  const { limit, before, ...rest } = query;
-  const filter = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<
-    Q,
-    'limit' | 'before'
-  >;
-  return { filter, page: { ...(limit !== undefined ? { limit } : {}), ...(before !== undefined ? { before } : {}) } };
+): { store: string | undefined; filter: Omit<Q, keyof Paged>; page: { limit?: number; before?: number } } {
+  const { limit, before, store, ...rest } = query;
+  const filter = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<Q, keyof Paged>;
+  return {
+    store,
+    filter,
+    page: { ...(limit !== undefined ? { limit } : {}), ...(before !== undefined ? { before } : {}) },
+  };
 }
 
 /** Runs a list call, renaming the service's `filter.x` / `page.x` issues to the query keys the client sent. */

@@ -81,15 +81,6 @@ export const deadLetterWithHistorySchema = deadLetterRowSchema
   .extend({ history: z.array(deadLetterEventSchema) })
   .openapi('DeadLetterRowWithHistory');
 
-export const lineageSchema = z
-  .object({
-    messageId: z.string(),
-    outbox: outboxWithHistorySchema.nullable(),
-    inbox: z.array(z.object({ group: z.string(), recordedAt: time })),
-    deadLetters: z.array(deadLetterWithHistorySchema),
-  })
-  .openapi('Lineage');
-
 export const relaySchema = z
   .object({
     relayId: z.string(),
@@ -101,8 +92,32 @@ export const relaySchema = z
   })
   .openapi('RelayHeartbeat');
 
-export const overviewSchema = z
+/** Which store a merged item came from. */
+const storeName = z.string().openapi({ description: 'the store the item came from', example: 'billing' });
+
+/** A store left out of a merged answer because it failed or did not answer in time. */
+export const unavailableSchema = z
   .object({
+    store: z.string(),
+    error: z.string().openapi({ example: 'the database did not answer' }),
+  })
+  .openapi('StoreUnavailable');
+
+export const lineageSchema = z
+  .object({
+    messageId: z.string(),
+    outbox: outboxWithHistorySchema
+      .extend({ store: storeName })
+      .nullable()
+      .openapi({ description: 'from the first store (in display order) that has the row' }),
+    inbox: z.array(z.object({ group: z.string(), recordedAt: time, store: storeName })),
+    deadLetters: z.array(deadLetterWithHistorySchema.extend({ store: storeName })),
+    unavailable: z.array(unavailableSchema).openapi({ description: 'stores that could not be asked' }),
+  })
+  .openapi('Lineage');
+
+const overviewShape = <S extends z.ZodRawShape>(item: S) =>
+  z.object({
     outbox: z.object({
       pending: z.number().int(),
       sent: z.number().int(),
@@ -112,19 +127,47 @@ export const overviewSchema = z
     deadLetters: z.record(z.enum(DEAD_LETTER_STATUSES), z.number().int()),
     expiredLeases: z.number().int(),
     inboxSize: z.number().int(),
+    inboxSizeExact: z
+      .boolean()
+      .openapi({ description: 'false when inboxSize is a lower bound (the count was capped)' }),
     throughput: z.array(z.object({ minute: time, sent: z.number().int(), consumed: z.number().int() })),
     deadLetterGroups: z.array(
-      z.object({
-        type: z.string(),
-        group: z.string(),
-        error: z.string(),
-        count: z.number().int(),
-        oldestAt: time,
-      }),
+      z
+        .object({
+          type: z.string(),
+          group: z.string(),
+          error: z.string(),
+          count: z.number().int(),
+          oldestAt: time,
+        })
+        .extend(item),
     ),
-    relays: z.array(relaySchema),
+    relays: z.array(relaySchema.extend(item)),
+  });
+
+/** One store's overview, as its store computes it. */
+export const storeOverviewSchema = overviewShape({}).openapi('StoreOverview');
+
+export const overviewSchema = overviewShape({ store: storeName })
+  .extend({
+    stores: z.array(z.object({ name: z.string(), overview: storeOverviewSchema })).openapi({
+      description: 'each store that answered, in display order',
+    }),
+    unavailable: z.array(unavailableSchema).openapi({ description: 'stores left out of the sums' }),
   })
   .openapi('Overview');
+
+export const storeListSchema = z
+  .object({
+    stores: z.array(
+      z.object({
+        name: z.string().openapi({ example: 'orders' }),
+        dialect: z.string().openapi({ example: 'postgres' }),
+        default: z.boolean().openapi({ description: 'used when a request names no store' }),
+      }),
+    ),
+  })
+  .openapi('StoreList');
 
 export const auditEntrySchema = z
   .object({
