@@ -113,16 +113,43 @@ export function outboxActions(row) {
   );
 }
 
-/** A bulk action by the list's current filter, run by the server as a job in the list's store. */
-export function bulkButton(label, kind, filter, description, reason, store) {
-  return actionButton(label, description, {
-    title: label,
-    description,
-    reason,
-    done: 'Job started: follow it on the Jobs page.',
-    run: (input) =>
-      post('jobs', { kind, filter, ...(input.reason ? { reason: input.reason } : {}) }, { store: storeParam(store) }),
-  });
+/**
+ * Bulk actions by a list's current filter (`[{ label, kind, description, reason }]`), each run by the server as a job
+ * in the list's store. Nothing for viewers.
+ */
+export function bulkActions(filter, store, actions) {
+  if (!isOperator()) return null;
+  const jobFilter = toJobFilter(filter);
+  return h(
+    'div',
+    { class: 'bulk', role: 'group', 'aria-label': 'Bulk actions' },
+    actions.map(({ label, kind, description, reason }) =>
+      actionButton(label, description, {
+        title: label,
+        description,
+        reason,
+        done: 'Job started: follow it on the Jobs page.',
+        run: (input) =>
+          post(
+            'jobs',
+            { kind, filter: jobFilter, ...(input.reason ? { reason: input.reason } : {}) },
+            { store: storeParam(store) },
+          ),
+      }),
+    ),
+  );
+}
+
+/** A list's filter (address strings) as a job's filter (the port's types). */
+function toJobFilter(filter) {
+  const out = {};
+  for (const [name, value] of Object.entries(filter)) {
+    if (name === 'status') out.status = value.split(',');
+    else if (name === 'from' || name === 'to') out[name] = Date.parse(value);
+    else if (name === 'poison') out.poison = value === 'true';
+    else out[name] = value;
+  }
+  return out;
 }
 
 /** The server tells the session whether edit-then-replay is enabled; hidden unless it says so. */

@@ -1,5 +1,6 @@
 // The databases the server reads (`GET /api/stores`) and which one the list views show.
 import { get } from './api.js';
+import { h } from './dom.js';
 
 /** `[{ name, dialect, default }]`; one unnamed entry until loaded (or when the server predates several stores). */
 let stores = [{ name: 'default', dialect: '', default: true }];
@@ -43,4 +44,20 @@ export function choose(name) {
 /** The `store` query parameter for a request, or undefined (the server's default) with one store. */
 export function storeParam(name) {
   return isMultiStore() && name ? name : undefined;
+}
+
+/** An alert naming the stores that did not answer (a merged answer's `unavailable`), and what that leaves out. */
+export function unavailableStores(list, consequence) {
+  if (!list?.length) return null;
+  return h(
+    'div',
+    { class: 'error', role: 'alert' },
+    h('strong', {}, 'Not every store answered: '),
+    consequence,
+    h(
+      'ul',
+      {},
+      list.map((u) => h('li', {}, `${u.store}: ${u.error}`)),
+    ),
+  );
 }

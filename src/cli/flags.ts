@@ -1,5 +1,7 @@
+import type { Command } from 'commander';
+import type { z } from 'zod';
 import { InvalidInputError } from '../admin/admin-errors.js';
-import { MAX_PAGE, parseTime } from '../admin/admin-schemas.js';
+import { MAX_PAGE, parseInput, parseTime } from '../admin/admin-schemas.js';
 import { parseDuration } from '../config/duration.js';
 import { UsageError } from './cli-errors.js';
 
@@ -58,6 +60,31 @@ export function timeFlag(flag: string, text: string | undefined, now: number): n
       `${flag} must be an ISO 8601 time (2025-01-31T12:00:00Z), epoch milliseconds or a duration ago (15m, 2h, 7d) (got "${text}")`,
     );
   return at;
+}
+
+/** `--since` and `--until`; `what` says which time they bound, e.g. `created `. */
+export function withTimeRangeOptions(cmd: Command, what = ''): Command {
+  return cmd
+    .option('--since <time>', `${what}at or after: ISO 8601, epoch ms, or a duration ago (15m, 2h, 7d)`)
+    .option('--until <time>', `${what}before: same forms as --since`);
+}
+
+/**
+ * Filter flags validated by the admin schema, `--since`/`--until` becoming `from`/`to`; a bad one is
+ * a usage error naming the flag.
+ */
+export function parseFilterFlags<S extends z.ZodType>(
+  schema: S,
+  flags: Record<string, unknown> & { since?: string; until?: string },
+  now: number,
+): z.output<S> {
+  const { since, until, ...rest } = flags;
+  const input = defined({ ...rest, from: timeFlag('--since', since, now), to: timeFlag('--until', until, now) });
+  try {
+    return parseInput(schema, input, 'filter');
+  } catch (err) {
+    throw asUsageError(err);
+  }
 }
 
 /** Dead-letter row ids given as arguments. */

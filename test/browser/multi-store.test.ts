@@ -1,40 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startMultiStoreConsoleApp, type MultiStoreConsoleApp } from '../support/browser-app.js';
-import { browserSkipReason, openBrowser, signIn, type BrowserSession } from '../support/browser.js';
+import { expect, it } from 'vitest';
+import { startMultiStoreConsoleApp } from '../support/browser-app.js';
+import { describeInBrowser } from '../support/browser.js';
 
 // One console over two databases: the producer's outbox in store "orders", the consumer's inbox and dead letters in
 // store "billing" (two SQLite files), in a real browser.
-const skip = browserSkipReason();
-if (skip) {
-  console.warn(`browser tests skipped: ${skip}`);
-  it.skip(`browser tests skipped: ${skip}`, () => undefined);
-}
-
-describe.skipIf(skip !== undefined)('console over two stores in Chromium', () => {
-  let app: MultiStoreConsoleApp;
-  let browser: BrowserSession & { errors: string[] };
-
-  beforeAll(async () => {
-    app = await startMultiStoreConsoleApp();
-    browser = await openBrowser();
-    await signIn(browser.page, app.url, app.operatorToken);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
-  afterEach(() => {
-    expect(browser.errors).toEqual([]);
-  });
-
+describeInBrowser('console over two stores in Chromium', startMultiStoreConsoleApp, (s) => {
   it('follows a message from the outbox in "orders" to its dead letter in "billing", and replays it there', async () => {
+    const { app, page } = s;
     app.failing.add('order-across');
     const messageId = await app.order('order-across');
     const dead = await app.deadLetter(messageId, 'dead');
     // Each side lives in its own database only.
     expect(await app.orders.getDeadLetter(messageId, app.group)).toBeUndefined();
     expect((await app.billing.listOutbox({ key: 'order-across' }, { limit: 1 })).items).toEqual([]);
-    const { page } = browser;
 
     // The list shows one store at a time: billing's dead letter is not in orders.
     await page.goto(`${app.url}#/dead-letters`);
@@ -98,11 +76,11 @@ describe.skipIf(skip !== undefined)('console over two stores in Chromium', () =>
   });
 
   it('runs a bulk job in the store the list shows, and lists it under that store', async () => {
+    const { app, page } = s;
     const keys = ['order-bulk-1', 'order-bulk-2'];
     for (const key of keys) app.failing.add(key);
     const ids = await Promise.all(keys.map((key) => app.order(key)));
     for (const id of ids) await app.deadLetter(id, 'dead');
-    const { page } = browser;
 
     await page.goto(`${app.url}#/dead-letters?store=billing&error=declined%20order%20order-bulk`);
     for (const id of ids) await page.getByRole('link', { name: id }).waitFor();
@@ -135,10 +113,10 @@ describe.skipIf(skip !== undefined)('console over two stores in Chromium', () =>
   });
 
   it('shows the overview summed over both stores, with a row per store', async () => {
+    const { app, page } = s;
     app.failing.add('order-overview');
     const messageId = await app.order('order-overview');
     await app.deadLetter(messageId, 'dead');
-    const { page } = browser;
     await page.goto(`${app.url}#/overview`);
     const perStore = page.getByRole('table', { name: 'Per store' });
     const orders = perStore.getByRole('row').filter({ hasText: 'orders' });

@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { afterAll, expect } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
 import type { AdminStore } from '../../src/ports/admin-store.js';
 import type { ConsumerStore } from '../../src/ports/consumer-store.js';
 import type { OutboxStore } from '../../src/ports/outbox-store.js';
@@ -106,6 +108,62 @@ export async function runCli(args: readonly string[], env: Record<string, string
   const err = capture();
   const code = await main([...args], out.stream, err.stream, { env, isTTY: false });
   return { code, out: out.text(), err: err.text() };
+}
+
+/**
+ * `run(...args)`: `surety <command> <args>` against the database `dbArgs()` names (read at each run,
+ * so it may name a fixture made in `beforeEach`); `json(...args)` adds `--json`, expects exit 0 and
+ * parses the output.
+ * @example
+ * const { run: dlq, json } = cliRunner(() => f.dbArgs, 'dlq');
+ */
+export function cliRunner(dbArgs: () => readonly string[], ...command: string[]) {
+  const run = (...args: string[]) => runCli([...command, ...args, ...dbArgs()]);
+  const json = async (...args: string[]) => {
+    const res = await run(...args, '--json');
+    expect(res.code, res.err).toBe(0);
+    return JSON.parse(res.out);
+  };
+  return { run, json };
+}
+
+/** Reports a relay `relay-a` that last claimed at `lastClaimedAt`, as the doctor reads it. */
+export function heartbeat(store: CliStore, lastClaimedAt: number): Promise<void> {
+  return store.recordHeartbeat({
+    relayId: 'relay-a',
+    host: 'app-1',
+    pid: 4242,
+    startedAt: lastClaimedAt - 60_000,
+    lastClaimedAt,
+    lastSeenAt: lastClaimedAt,
+  });
+}
+
+/**
+ * A folder for this test file's config files, removed after its tests; `file(name, text)` writes
+ * one and returns its path.
+ */
+export function configFolder(prefix: string): { readonly dir: string; file(name: string, text: string): string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  return {
+    dir,
+    file(name, text) {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      return path;
+    },
+  };
+}
+
+/** The message of the ConfigError `loadConfig(options)` fails with; fails the test if it loads. */
+export async function configProblem(options: Parameters<typeof loadConfig>[0]): Promise<string> {
+  const err = await loadConfig(options).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ConfigError);
+  return (err as ConfigError).message;
 }
 
 export interface Seeded {

@@ -1,27 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/index.js';
-import { runCli } from './cli-harness.js';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/index.js';
+import { configFolder, configProblem, runCli } from './cli-harness.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'surety-config-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
-
-async function problem(options: Parameters<typeof loadConfig>[0]): Promise<string> {
-  const err = await loadConfig(options).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ConfigError);
-  return (err as ConfigError).message;
-}
+const { dir, file } = configFolder('surety-config-');
 
 describe('config file and environment', () => {
   it('reads YAML with defaults, durations, and paths relative to the file', async () => {
@@ -116,7 +98,7 @@ relay: { batchSize: 0 }
 doctor: { relayStaleMs: soon }
 `,
     );
-    const message = await problem({ file: bad, env: {} });
+    const message = await configProblem({ file: bad, env: {} });
     expect(message.split('\n')).toEqual([
       'config error at transport.kind: must be one of rabbitmq, embedded (got "kafka")',
       'config error at relay.batchSize: must be at least 1 (got 0)',
@@ -131,14 +113,14 @@ doctor: { relayStaleMs: soon }
   });
 
   it('says what a section needs, and which variable set a bad value', async () => {
-    expect(await problem({ env: {} })).toBe(
+    expect(await configProblem({ env: {} })).toBe(
       'config error at database: is required: set database.url, SURETY_DATABASE_URL or --database; or databases for several (SURETY_DATABASES)',
     );
-    expect(await problem({ env: { SURETY_DATABASE_URL: 'oracle://u:pw@h/db' } })).toBe(
+    expect(await configProblem({ env: { SURETY_DATABASE_URL: 'oracle://u:pw@h/db' } })).toBe(
       'config error at database.url (from SURETY_DATABASE_URL): unsupported URL "oracle://u:***@h/db": use postgres://, mysql://, mariadb:// or sqlite:<path>',
     );
     expect(
-      await problem({
+      await configProblem({
         env: { SURETY_DATABASE_URL: 'sqlite:x', SURETY_CONSOLE_PORT: 'eighty', SURETY_TRANSPORT: 'nats' },
       }),
     ).toBe(
@@ -148,30 +130,32 @@ doctor: { relayStaleMs: soon }
       ].join('\n'),
     );
     expect(
-      await problem({ env: { SURETY_DATABASE_URL: 'sqlite:x', SURETY_TRANSPORT: 'rabbitmq', SURETY_LOG_PATH: 'l' } }),
+      await configProblem({
+        env: { SURETY_DATABASE_URL: 'sqlite:x', SURETY_TRANSPORT: 'rabbitmq', SURETY_LOG_PATH: 'l' },
+      }),
     ).toBe(
       [
         'config error at transport.url: is required for kind "rabbitmq" (amqp://user:pass@host:5672/vhost)',
         'config error at transport.path (from SURETY_LOG_PATH): is not used by kind "rabbitmq"',
       ].join('\n'),
     );
-    expect(await problem({ env: { SURETY_DATABASE_URL: 'sqlite:x', SURETY_CONSOLE_ENABLED: 'yes' } })).toBe(
+    expect(await configProblem({ env: { SURETY_DATABASE_URL: 'sqlite:x', SURETY_CONSOLE_ENABLED: 'yes' } })).toBe(
       'config error at console.tokens: at least one token is required when console.enabled is true',
     );
-    expect(await problem({ env: { SURETY_DATABASE_URL: 'sqlite:x', SURETY_REPLAYER_ENABLED: 'true' } })).toBe(
+    expect(await configProblem({ env: { SURETY_DATABASE_URL: 'sqlite:x', SURETY_REPLAYER_ENABLED: 'true' } })).toBe(
       'config error at replayer.module: is required when replayer.enabled is true (a module exporting your Consumer)',
     );
   });
 
   it('refuses an unreadable or malformed file', async () => {
-    expect(await problem({ file: join(dir, 'missing.yaml'), env: {} })).toBe(
+    expect(await configProblem({ file: join(dir, 'missing.yaml'), env: {} })).toBe(
       `config error at (file): cannot read ${join(dir, 'missing.yaml')}: no such file`,
     );
-    expect(await problem({ file: file('broken.yaml', 'database: [unclosed\n'), env: {} })).toMatch(
+    expect(await configProblem({ file: file('broken.yaml', 'database: [unclosed\n'), env: {} })).toMatch(
       /^config error at \(file\): .*broken\.yaml is not valid YAML: /,
     );
-    expect(await problem({ file: file('broken.json', '{"database": '), env: {} })).toMatch(/is not valid JSON/);
-    expect(await problem({ file: file('list.yaml', '- a\n- b\n'), env: {} })).toMatch(
+    expect(await configProblem({ file: file('broken.json', '{"database": '), env: {} })).toMatch(/is not valid JSON/);
+    expect(await configProblem({ file: file('list.yaml', '- a\n- b\n'), env: {} })).toMatch(
       /must hold a mapping of sections/,
     );
   });

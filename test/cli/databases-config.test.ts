@@ -1,27 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, configuredDatabases, loadConfig } from '../../src/config/index.js';
-import { runCli } from './cli-harness.js';
+import { describe, expect, it } from 'vitest';
+import { configuredDatabases, loadConfig } from '../../src/config/index.js';
+import { configFolder, configProblem, runCli } from './cli-harness.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'surety-databases-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function file(name: string, text: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, text);
-  return path;
-}
-
-async function problem(options: Parameters<typeof loadConfig>[0]): Promise<string> {
-  const err = await loadConfig(options).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ConfigError);
-  return (err as ConfigError).message;
-}
+const { file } = configFolder('surety-databases-');
 
 const TWO = `databases:
   orders: { url: "sqlite:orders.sqlite" }
@@ -52,28 +33,28 @@ replayer: { enabled: true, module: ./consumers.js, database: billing }
   });
 
   it('refuses both forms, or neither, naming the keys and where each was set', async () => {
-    expect(await problem({ file: file('both.yaml', `database: { url: "sqlite:a.db" }\n${TWO}`), env: {} })).toBe(
+    expect(await configProblem({ file: file('both.yaml', `database: { url: "sqlite:a.db" }\n${TWO}`), env: {} })).toBe(
       'config error at databases: give either database (one) or databases (several, by name), not both',
     );
-    expect(await problem({ file: file('two-env.yaml', TWO), env: { SURETY_DATABASE_URL: 'sqlite:x.db' } })).toBe(
+    expect(await configProblem({ file: file('two-env.yaml', TWO), env: { SURETY_DATABASE_URL: 'sqlite:x.db' } })).toBe(
       'config error at databases: give either database (one) or databases (several, by name), not both ' +
         '(database from SURETY_DATABASE_URL; databases from the config file)',
     );
     expect(
-      await problem({
+      await configProblem({
         env: { SURETY_DATABASE_URL: 'sqlite:x.db', SURETY_DATABASES: 'orders=sqlite:o.db' },
       }),
     ).toBe(
       'config error at databases: give either database (one) or databases (several, by name), not both ' +
         '(database from SURETY_DATABASE_URL; databases from SURETY_DATABASES)',
     );
-    expect(await problem({ file: file('neither.yaml', 'relay: { enabled: false }\n'), env: {} })).toBe(
+    expect(await configProblem({ file: file('neither.yaml', 'relay: { enabled: false }\n'), env: {} })).toBe(
       'config error at database: is required: set database.url, SURETY_DATABASE_URL or --database; ' +
         'or databases for several (SURETY_DATABASES)',
     );
     // Reported together with the other mistakes, not after them.
     expect(
-      (await problem({ file: file('neither-bad.yaml', 'transport: { kind: kafka }\n'), env: {} })).split('\n'),
+      (await configProblem({ file: file('neither-bad.yaml', 'transport: { kind: kafka }\n'), env: {} })).split('\n'),
     ).toEqual([
       'config error at transport.kind: must be one of rabbitmq, embedded (got "kafka")',
       'config error at database: is required: set database.url, SURETY_DATABASE_URL or --database; ' +
@@ -93,7 +74,7 @@ relay: { databases: [orders, nope] }
 replayer: { database: invoices }
 `,
     );
-    expect((await problem({ file: bad, env: {} })).split('\n')).toEqual([
+    expect((await configProblem({ file: bad, env: {} })).split('\n')).toEqual([
       'config error at databases.orders.user: unknown key; allowed: url, tablePrefix, schema',
       'config error at databases.billing db.url: unsupported URL "oracle://app:***@db/billing": use postgres://, mysql://, mariadb:// or sqlite:<path>',
       'config error at databases.shipping.url: is required (postgres://…, mysql://…, mariadb://… or sqlite:<path>)',
@@ -102,15 +83,15 @@ replayer: { database: invoices }
       'config error at relay.databases[1]: must be one of the databases: orders, 9lives, billing db, shipping (got "nope")',
       'config error at replayer.database: must be one of the databases: orders, 9lives, billing db, shipping (got "invoices")',
     ]);
-    expect(await problem({ file: file('empty.yaml', 'databases: {}\n'), env: {} })).toBe(
+    expect(await configProblem({ file: file('empty.yaml', 'databases: {}\n'), env: {} })).toBe(
       'config error at databases: must name at least one database',
     );
-    expect(await problem({ file: file('relay-none.yaml', `${TWO}relay: { databases: [] }\n`), env: {} })).toBe(
+    expect(await configProblem({ file: file('relay-none.yaml', `${TWO}relay: { databases: [] }\n`), env: {} })).toBe(
       'config error at relay.databases: must name at least one database (or set relay.enabled to false)',
     );
     // With `database`, its one name is "default".
     expect(
-      await problem({
+      await configProblem({
         env: { SURETY_DATABASE_URL: 'sqlite:x.db' },
         overrides: [{ path: 'replayer.database', value: 'orders', source: 'test' }],
       }),
@@ -185,7 +166,7 @@ describe('SURETY_DATABASES', () => {
       ],
     ];
     for (const [value, expected] of cases) {
-      const message = await problem({ env: { SURETY_DATABASES: value } });
+      const message = await configProblem({ env: { SURETY_DATABASES: value } });
       expect({ value, message }).toEqual({ value, message: expected });
       expect(message).not.toContain('hunter2');
     }

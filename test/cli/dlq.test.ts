@@ -1,16 +1,11 @@
 import { userInfo } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cliFixtures, runCli, seed, snapshot, type CliFixture, type Seeded } from './cli-harness.js';
+import { cliFixtures, cliRunner, seed, snapshot, type CliFixture, type Seeded } from './cli-harness.js';
 
 describe.each(['sqlite', 'postgres'] as const)('surety dlq (%s)', (db) => {
   let f: CliFixture;
   let s: Seeded;
-  const dlq = (...args: string[]) => runCli(['dlq', ...args, ...f.dbArgs]);
-  const json = async (...args: string[]) => {
-    const res = await dlq(...args, '--json');
-    expect(res.code, res.err).toBe(0);
-    return JSON.parse(res.out);
-  };
+  const { run: dlq, json } = cliRunner(() => f.dbArgs, 'dlq');
 
   beforeEach(async () => {
     f = await cliFixtures[db]();

@@ -6,22 +6,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Outbox } from '../../src/producer/outbox.js';
 import { testEnv, uniqueName } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
-import { cliFixtures, runCli, snapshot, type CliFixture } from './cli-harness.js';
+import { cliFixtures, cliRunner, heartbeat, runCli, snapshot, type CliFixture } from './cli-harness.js';
 
 const MIN = 60_000;
 
 describe.each(['sqlite', 'postgres'] as const)('surety doctor (%s)', (db) => {
   let f: CliFixture;
-  const doctor = (...args: string[]) => runCli(['doctor', ...args, ...f.dbArgs]);
-  const heartbeat = (lastClaimedAt: number) =>
-    f.store.recordHeartbeat({
-      relayId: 'relay-a',
-      host: 'app-1',
-      pid: 4242,
-      startedAt: lastClaimedAt - MIN,
-      lastClaimedAt,
-      lastSeenAt: lastClaimedAt,
-    });
+  const { run: doctor } = cliRunner(() => f.dbArgs, 'doctor');
 
   beforeEach(async () => {
     f = await cliFixtures[db]();
@@ -29,7 +20,7 @@ describe.each(['sqlite', 'postgres'] as const)('surety doctor (%s)', (db) => {
   afterEach(() => f.teardown());
 
   it('exits 0 when producer and consumer are healthy', async () => {
-    await heartbeat(Date.now());
+    await heartbeat(f.store, Date.now());
     const res = await doctor();
     expect(res.code, res.out + res.err).toBe(0);
     expect(res.out).toMatch(/^producer\n {2}ok {4}no message is waiting/m);
@@ -40,7 +31,7 @@ describe.each(['sqlite', 'postgres'] as const)('surety doctor (%s)', (db) => {
   it('exits 4 with the verdict and next step when the relay is down, 3 for warnings only', async () => {
     const outbox = new Outbox({ store: f.store, clock: { now: () => Date.now() - 20 * MIN } });
     await f.store.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: {} }));
-    await heartbeat(Date.now() - 20 * MIN);
+    await heartbeat(f.store, Date.now() - 20 * MIN);
     const res = await doctor();
     expect(res.code, res.err).toBe(4);
     expect(res.out).toContain(
@@ -52,7 +43,7 @@ describe.each(['sqlite', 'postgres'] as const)('surety doctor (%s)', (db) => {
     expect(report.checks.map((c: { id: string }) => c.id)).toContain('consumer.inbox');
 
     // The relay is back and has sent the old row; a newer one went dead: only a warning remains.
-    await heartbeat(Date.now());
+    await heartbeat(f.store, Date.now());
     const claim = () => f.store.claim({ owner: 'x', limit: 10, now: Date.now(), leaseMs: 1_000, ordered: false });
     await f.store.markSent(
       (await claim()).map((r) => r.seq),
@@ -84,7 +75,7 @@ describe.each(['sqlite', 'postgres'] as const)('surety doctor (%s)', (db) => {
     try {
       await ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
       for (let i = 0; i < 7; i++) ch.sendToQueue(queue, Buffer.from('{}'), { persistent: true });
-      await heartbeat(Date.now());
+      await heartbeat(f.store, Date.now());
       const config = join(dir, 'surety.yaml');
       writeFileSync(config, `transport:\n  kind: rabbitmq\n  url: ${testEnv.amqpUrl}\n  queues: [${queue}]\n`);
       await waitFor('7 ready', async () => (await ch.checkQueue(queue)).messageCount === 7);

@@ -1,29 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { testEnv, uniqueName } from '../support/env.js';
-
-function capture() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      text += String(chunk);
-      done();
-    },
-  });
-  return { stream: stream as unknown as NodeJS.WriteStream, text: () => text };
-}
-
-async function run(args: string[]) {
-  const out = capture();
-  const err = capture();
-  const code = await main(args, out.stream, err.stream);
-  return { code, out: out.text(), err: err.text() };
-}
+import { runCli as run } from './cli-harness.js';
 
 describe('surety migrate', () => {
   const dir = mkdtempSync(join(tmpdir(), 'surety-cli-'));

@@ -4,6 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Outbox } from '../../src/producer/outbox.js';
 import {
   addDeadLetter,
+  cliRunner,
+  heartbeat,
   runCli,
   seed,
   snapshot,
@@ -20,23 +22,9 @@ async function addOutbox(store: CliStore, type: string, key: string, now = Date.
   return store.transaction(async (tx) => (await outbox.add(tx, { type, key, payload: { key } })).messageId);
 }
 
-const heartbeat = (store: CliStore, lastClaimedAt: number) =>
-  store.recordHeartbeat({
-    relayId: 'relay-a',
-    host: 'app-1',
-    pid: 4242,
-    startedAt: lastClaimedAt - MIN,
-    lastClaimedAt,
-    lastSeenAt: lastClaimedAt,
-  });
-
 describe('CLI over two databases (orders on SQLite, billing on PostgreSQL)', () => {
   let t: TwoDatabases;
-  const json = async (...args: string[]) => {
-    const res = await runCli([...args, '--json']);
-    expect(res.code, res.err).toBe(0);
-    return JSON.parse(res.out);
-  };
+  const { json } = cliRunner(() => []);
 
   beforeEach(async () => {
     t = await twoDatabases();

@@ -1,16 +1,11 @@
 import { userInfo } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cliFixtures, runCli, seed, snapshot, type CliFixture, type Seeded } from './cli-harness.js';
+import { cliFixtures, cliRunner, seed, snapshot, type CliFixture, type Seeded } from './cli-harness.js';
 
 describe.each(['sqlite', 'postgres'] as const)('surety outbox and audit (%s)', (db) => {
   let f: CliFixture;
   let s: Seeded;
-  const run = (...args: string[]) => runCli([...args, ...f.dbArgs]);
-  const json = async (...args: string[]) => {
-    const res = await run(...args, '--json');
-    expect(res.code, res.err).toBe(0);
-    return JSON.parse(res.out);
-  };
+  const { run, json } = cliRunner(() => f.dbArgs);
 
   beforeEach(async () => {
     f = await cliFixtures[db]();

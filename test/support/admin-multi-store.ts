@@ -1,18 +1,13 @@
-import { startAdminServer, type AdminServer } from '../../src/admin/index.js';
 import type { AdminAppOptions } from '../../src/admin/http/app-options.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
-import { ApiClient, capturingLogger, newToken } from './admin-http.js';
+import { startTestAdminServer, type TestAdminServer } from './admin-fixture.js';
 import type { AdminTestStore } from './admin-seed.js';
 import { storeFixtures } from './stores.js';
 
-export interface MultiStoreFixture {
+export interface MultiStoreFixture extends TestAdminServer {
   /** The fixtures by store name, in display order. */
   readonly fixtures: Record<string, StoreFixture>;
   readonly stores: Record<string, AdminTestStore>;
-  readonly server: AdminServer;
-  readonly api: ApiClient;
-  readonly tokens: { readonly operator: string; readonly viewer: string };
-  readonly logs: string[];
   close(): Promise<void>;
 }
 
@@ -36,29 +31,13 @@ export async function startMultiStoreFixture(
     throw err;
   }
   const stores = Object.fromEntries(Object.entries(fixtures).map(([n, f]) => [n, f.store as AdminTestStore]));
-  const tokens = { operator: newToken('op'), viewer: newToken('view') };
-  const { logger, lines } = capturingLogger();
-  const server = await startAdminServer({
-    stores,
-    tokens: [
-      { name: 'alice', role: 'operator', token: tokens.operator },
-      { name: 'victor', role: 'viewer', token: tokens.viewer },
-    ],
-    logger,
-    consoleDir: false,
-    port: 0,
-    jobs: { pollIntervalMs: 100 },
-    ...options,
-  });
+  const served = await startTestAdminServer({ stores, consoleDir: false, ...options });
   return {
+    ...served,
     fixtures,
     stores,
-    server,
-    api: new ApiClient(server.url),
-    tokens,
-    logs: lines,
     async close() {
-      await server.close();
+      await served.server.close();
       await Promise.all(Object.values(fixtures).map((f) => f.teardown().catch(() => undefined)));
     },
   };

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
 
 /** Debian's Chromium; SURETY_CHROMIUM points elsewhere. */
 export const chromiumPath = process.env.SURETY_CHROMIUM ?? '/usr/bin/chromium';
@@ -77,4 +78,70 @@ export async function signIn(page: Page, baseUrl: string, token: string): Promis
   await page.getByLabel('API token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** What a browser suite drives: the console at `url`, whose operator signs in with `operatorToken`. */
+export interface ConsoleUnderTest {
+  readonly url: string;
+  readonly operatorToken: string;
+  close(): Promise<void>;
+}
+
+/** The running app and the operator's page, for the tests of a {@link describeInBrowser} suite. */
+export interface BrowserSuite<A> {
+  readonly app: A;
+  readonly page: Page;
+}
+
+let skipReason: { readonly reason: string | undefined } | undefined;
+
+/**
+ * `describe` for a suite in headless Chromium: skipped, saying why, where Chromium is missing. Before the suite it
+ * starts the app and a browser signed in as its operator, and closes both after; after each test it checks that no
+ * page raised a script error or a CSP violation.
+ * @example
+ * describeInBrowser('console on SQLite', () => startConsoleApp('sqlite'), (s) => {
+ *   it('opens the overview', async () => {
+ *     await s.page.goto(s.app.url);
+ *   });
+ * });
+ */
+export function describeInBrowser<A extends ConsoleUnderTest>(
+  name: string,
+  start: () => Promise<A>,
+  body: (suite: BrowserSuite<A>) => void,
+): void {
+  skipReason ??= { reason: browserSkipReason() };
+  const skip = skipReason.reason;
+  if (skip) {
+    console.warn(`browser tests skipped: ${skip}`);
+    describe.skip(`${name} (skipped: ${skip})`, () => body({} as BrowserSuite<A>));
+    return;
+  }
+  describe(name, () => {
+    let app: A | undefined;
+    let browser: Awaited<ReturnType<typeof openBrowser>> | undefined;
+    beforeAll(async () => {
+      app = await start();
+      browser = await openBrowser();
+      await signIn(browser.page, app.url, app.operatorToken);
+    });
+    afterAll(async () => {
+      await browser?.close();
+      await app?.close();
+    });
+    afterEach(() => {
+      expect(browser?.errors).toEqual([]);
+    });
+    body({
+      get app() {
+        if (!app) throw new Error('the app has not started');
+        return app;
+      },
+      get page() {
+        if (!browser) throw new Error('the browser has not started');
+        return browser.page;
+      },
+    });
+  });
 }

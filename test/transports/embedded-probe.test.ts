@@ -237,26 +237,15 @@ CREATE TABLE surety_log_leases (group_name TEXT NOT NULL, topic TEXT NOT NULL, o
     await until(`${topic}@billing`, { consumers: 1 });
     await subscription.close();
 
-    const store = await makeSqliteFixture('probe_doctor');
-    const config = configSchema.parse({
-      database: { url: `sqlite:${store.path}` },
-      // `persistent: false` cannot apply to the log: every row is on disk before its publish resolves.
-      transport: { kind: 'embedded', path, queues: [`${topic}@billing`], persistent: false },
+    // `persistent: false` cannot apply to the log: every row is on disk before its publish resolves.
+    const report = await doctorReport({ path, queues: [`${topic}@billing`], persistent: false });
+    expect(report.verdict).toMatchObject({
+      place: 'broker',
+      level: 'fail',
+      message: `broker: ${topic}@billing has 4 ready and 0 consumers — the consumer is down`,
     });
-    const doctor = await createDoctorRunner(config, store.store);
-    try {
-      const report = await doctor.run();
-      expect(report.verdict).toMatchObject({
-        place: 'broker',
-        level: 'fail',
-        message: `broker: ${topic}@billing has 4 ready and 0 consumers — the consumer is down`,
-      });
-      expect(report.checks.map((c) => c.id)).not.toContain('broker.persistence');
-      expect(report.checks.find((c) => c.id === 'broker.queue')?.facts).toMatchObject({ source: 'log', unacked: 0 });
-    } finally {
-      await doctor.close();
-      await store.teardown();
-    }
+    expect(report.checks.map((c) => c.id)).not.toContain('broker.persistence');
+    expect(report.checks.find((c) => c.id === 'broker.queue')?.facts).toMatchObject({ source: 'log', unacked: 0 });
   });
 
   it('the doctor without transport.queues checks every group the log knows and names the stopped one', async () => {
@@ -268,61 +257,52 @@ CREATE TABLE surety_log_leases (group_name TEXT NOT NULL, topic TEXT NOT NULL, o
     await publish(4);
     await waitFor('shipping to commit', async () => (await transport.committedOffset('shipping', topic)) === 6);
 
-    const store = await makeSqliteFixture('probe_doctor_listed');
-    const config = configSchema.parse({
-      database: { url: `sqlite:${store.path}` },
-      transport: { kind: 'embedded', path },
+    const report = await doctorReport({ path });
+    expect(report.verdict).toMatchObject({
+      place: 'broker',
+      level: 'fail',
+      message: `broker: ${topic}@billing has 4 ready and 0 consumers — the consumer is down`,
     });
-    const doctor = await createDoctorRunner(config, store.store);
-    try {
-      const report = await doctor.run();
-      expect(report.verdict).toMatchObject({
-        place: 'broker',
-        level: 'fail',
-        message: `broker: ${topic}@billing has 4 ready and 0 consumers — the consumer is down`,
-      });
-      expect(report.checks.find((c) => c.id === 'broker.queues')).toMatchObject({
-        level: 'ok',
-        message: 'no queue is configured: checking the 2 queues embedded knows',
-        facts: { broker: 'embedded', listed: [`${topic}@billing`, `${topic}@shipping`] },
-      });
-      expect(report.checks.filter((c) => c.id === 'broker.queue').map((c) => [c.facts.queue, c.level])).toEqual([
-        [`${topic}@billing`, 'fail'],
-        [`${topic}@shipping`, 'ok'],
-      ]);
-    } finally {
-      await doctor.close();
-      await store.teardown();
-    }
+    expect(report.checks.find((c) => c.id === 'broker.queues')).toMatchObject({
+      level: 'ok',
+      message: 'no queue is configured: checking the 2 queues embedded knows',
+      facts: { broker: 'embedded', listed: [`${topic}@billing`, `${topic}@shipping`] },
+    });
+    expect(report.checks.filter((c) => c.id === 'broker.queue').map((c) => [c.facts.queue, c.level])).toEqual([
+      [`${topic}@billing`, 'fail'],
+      [`${topic}@shipping`, 'ok'],
+    ]);
   });
 
   it('the doctor without transport.queues warns when the log knows no group, and fails when it cannot read it', async () => {
     await publish(1);
-    const store = await makeSqliteFixture('probe_doctor_none');
-    const run = async (logPath: string) => {
-      const config = configSchema.parse({
-        database: { url: `sqlite:${store.path}` },
-        transport: { kind: 'embedded', path: logPath },
-      });
-      const doctor = await createDoctorRunner(config, store.store);
-      try {
-        return await doctor.run();
-      } finally {
-        await doctor.close();
-      }
-    };
-    try {
-      expect((await run(path)).verdict).toMatchObject({
-        level: 'warn',
-        message: 'broker: no queue is configured and embedded knows none — no consumer has run yet',
-      });
-      const missing = await run(join(dir, 'missing.sqlite'));
-      expect(missing.verdict).toMatchObject({ place: 'broker', level: 'fail' });
-      expect(missing.verdict.message).toMatch(
-        /^broker: cannot reach embedded at .*missing\.sqlite: .*cannot open the embedded log/,
-      );
-    } finally {
-      await store.teardown();
-    }
+    expect((await doctorReport({ path })).verdict).toMatchObject({
+      level: 'warn',
+      message: 'broker: no queue is configured and embedded knows none — no consumer has run yet',
+    });
+    const missing = await doctorReport({ path: join(dir, 'missing.sqlite') });
+    expect(missing.verdict).toMatchObject({ place: 'broker', level: 'fail' });
+    expect(missing.verdict.message).toMatch(
+      /^broker: cannot reach embedded at .*missing\.sqlite: .*cannot open the embedded log/,
+    );
   });
 });
+
+/** The doctor's report for an embedded log (`transport` without its kind), run against a SQLite store of its own. */
+async function doctorReport(transport: Record<string, unknown>) {
+  const store = await makeSqliteFixture('probe_doctor');
+  try {
+    const config = configSchema.parse({
+      database: { url: `sqlite:${store.path}` },
+      transport: { kind: 'embedded', ...transport },
+    });
+    const doctor = await createDoctorRunner(config, store.store);
+    try {
+      return await doctor.run();
+    } finally {
+      await doctor.close();
+    }
+  } finally {
+    await store.teardown();
+  }
+}

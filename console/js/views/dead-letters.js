@@ -1,5 +1,5 @@
-import { isOperator } from '../api.js';
-import { bulkButton, inStore } from '../actions.js';
+import { bulkActions, inStore } from '../actions.js';
+import { errorCell, messageLink } from '../cells.js';
 import { badge, h, timeWithAge } from '../dom.js';
 import { listPage } from '../list-page.js';
 
@@ -25,62 +25,32 @@ export function deadLettersView({ query }) {
     ],
     columns: ['Message', 'Type', 'Key', 'Group', 'Status', 'Attempts', 'Last error', 'Created', 'Next retry'],
     row: (d) => [
-      h(
-        'a',
-        { href: `#/messages/${encodeURIComponent(d.messageId)}`, title: `Open message ${d.messageId}` },
-        d.messageId,
-      ),
+      messageLink(d.messageId),
       d.type || h('em', {}, 'undecodable'),
       d.key,
       d.group,
       badge(d.status),
       String(d.attempts),
-      h('span', { class: 'error-text' }, firstLine(d.lastError)),
+      errorCell(d.lastError),
       timeWithAge(d.createdAt),
       d.status === 'pending' ? timeWithAge(d.nextRetryAt) : '—',
     ],
     tools: (filter, store) =>
-      isOperator()
-        ? h(
-            'div',
-            { class: 'bulk', role: 'group', 'aria-label': 'Bulk actions' },
-            bulkButton(
-              'Replay all matching…',
-              'dlq.replay',
-              jobFilter(filter),
-              `Replays every dead letter${inStore(store)} matching the current filter (${describe(filter)}), in batches, as a job.`,
-              'optional',
-              store,
-            ),
-            bulkButton(
-              'Ignore all matching…',
-              'dlq.ignore',
-              jobFilter(filter),
-              `Ignores every dead letter${inStore(store)} matching the current filter (${describe(filter)}), in batches, as a job.`,
-              'required',
-              store,
-            ),
-          )
-        : null,
+      bulkActions(filter, store, [
+        {
+          label: 'Replay all matching…',
+          kind: 'dlq.replay',
+          description: `Replays every dead letter${inStore(store)} matching the current filter (${describe(filter)}), in batches, as a job.`,
+          reason: 'optional',
+        },
+        {
+          label: 'Ignore all matching…',
+          kind: 'dlq.ignore',
+          description: `Ignores every dead letter${inStore(store)} matching the current filter (${describe(filter)}), in batches, as a job.`,
+          reason: 'required',
+        },
+      ]),
   });
-}
-
-export function firstLine(text) {
-  if (!text) return '';
-  const line = String(text).split('\n', 1)[0];
-  return line.length > 160 ? `${line.slice(0, 160)}…` : line;
-}
-
-/** The list's filter (address strings) as a job's filter (the port's types). */
-export function jobFilter(filter) {
-  const out = {};
-  for (const [name, value] of Object.entries(filter)) {
-    if (name === 'status') out.status = value.split(',');
-    else if (name === 'from' || name === 'to') out[name] = Date.parse(value);
-    else if (name === 'poison') out.poison = value === 'true';
-    else out[name] = value;
-  }
-  return out;
 }
 
 function describe(filter) {

@@ -2,7 +2,7 @@ import { get } from '../api.js';
 import { deadLetterActions, inStore, outboxActions } from '../actions.js';
 import { badge, count, facts, h, time, timeWithAge } from '../dom.js';
 import { liveSection } from '../live.js';
-import { isMultiStore, storeOf, storeParam } from '../stores.js';
+import { isMultiStore, storeOf, storeParam, unavailableStores } from '../stores.js';
 
 const DEAD_LETTER_EVENTS = {
   failed: 'Delivery failed',
@@ -25,7 +25,7 @@ export function messageView({ params: [messageId] }) {
     'The message',
     () => get(`messages/${encodeURIComponent(messageId)}/lineage`),
     (l) => [
-      unavailable(l.unavailable ?? []),
+      unavailableStores(l.unavailable, 'what they hold is missing below.'),
       h('p', { class: 'where' }, where(l)),
       h('h2', {}, 'Timeline'),
       timeline(l),
@@ -57,22 +57,6 @@ export function deadLetterRedirectView({ params: [id], query }) {
     nodes: [h('h1', {}, `Dead letter ${id}`), section.el],
     refresh: () => section.refresh(),
   };
-}
-
-/** Stores that could not answer: the lineage shown may miss what they hold. */
-function unavailable(list) {
-  if (!list.length) return null;
-  return h(
-    'div',
-    { class: 'error', role: 'alert' },
-    h('strong', {}, 'Not every store answered: '),
-    'what they hold is missing below.',
-    h(
-      'ul',
-      {},
-      list.map((u) => h('li', {}, `${u.store}: ${u.error}`)),
-    ),
-  );
 }
 
 /** One sentence on where the message is now. */

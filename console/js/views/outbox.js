@@ -1,8 +1,7 @@
-import { isOperator } from '../api.js';
-import { bulkButton, inStore } from '../actions.js';
-import { badge, h, timeWithAge } from '../dom.js';
+import { bulkActions, inStore } from '../actions.js';
+import { errorCell, messageLink } from '../cells.js';
+import { badge, timeWithAge } from '../dom.js';
 import { listPage } from '../list-page.js';
-import { firstLine, jobFilter } from './dead-letters.js';
 
 /** Outbox rows: what the producer wrote and whether the relay got a confirm. */
 export function outboxView({ query }) {
@@ -22,34 +21,24 @@ export function outboxView({ query }) {
     ],
     columns: ['Message', 'Type', 'Key', 'Topic', 'Status', 'Attempts', 'Last error', 'Created', 'Sent'],
     row: (o) => [
-      h(
-        'a',
-        { href: `#/messages/${encodeURIComponent(o.messageId)}`, title: `Open message ${o.messageId}` },
-        o.messageId,
-      ),
+      messageLink(o.messageId),
       o.type,
       o.key,
       o.topic,
       badge(o.status),
       String(o.attempts),
-      h('span', { class: 'error-text' }, firstLine(o.lastError)),
+      errorCell(o.lastError),
       timeWithAge(o.createdAt),
       timeWithAge(o.sentAt),
     ],
     tools: (filter, store) =>
-      isOperator()
-        ? h(
-            'div',
-            { class: 'bulk', role: 'group', 'aria-label': 'Bulk actions' },
-            bulkButton(
-              'Resend all matching…',
-              'outbox.resend',
-              jobFilter(filter),
-              `Publishes every outbox message${inStore(store)} matching the current filter again, with the same ids, as a job.`,
-              'optional',
-              store,
-            ),
-          )
-        : null,
+      bulkActions(filter, store, [
+        {
+          label: 'Resend all matching…',
+          kind: 'outbox.resend',
+          description: `Publishes every outbox message${inStore(store)} matching the current filter again, with the same ids, as a job.`,
+          reason: 'optional',
+        },
+      ]),
   });
 }

@@ -3,7 +3,7 @@ import { throughputChart } from '../chart.js';
 import { badge, count, duration, h, table, timeWithAge } from '../dom.js';
 import { doctorReport } from '../doctor.js';
 import { liveSection } from '../live.js';
-import { isMultiStore, storeParam } from '../stores.js';
+import { isMultiStore, storeParam, unavailableStores } from '../stores.js';
 import { DEAD_LETTER_STATUSES } from './dead-letters.js';
 
 const DOCTOR_EVERY = 5; // refreshes (the doctor asks the broker too: every 10 s is enough)
@@ -43,7 +43,7 @@ function render(o) {
   const oldest = o.outbox.oldestPendingAt;
   const multi = isMultiStore();
   return [
-    unavailable(o.unavailable ?? []),
+    unavailableStores(o.unavailable, 'the counts below leave them out.'),
     h(
       'div',
       { class: 'tiles' },
@@ -173,21 +173,5 @@ function storesTable(stores, now) {
       ];
     }),
     'No store answered.',
-  );
-}
-
-/** Stores left out of the counts because they did not answer. */
-function unavailable(list) {
-  if (!list.length) return null;
-  return h(
-    'div',
-    { class: 'error', role: 'alert' },
-    h('strong', {}, 'Not every store answered: '),
-    'the counts below leave them out.',
-    h(
-      'ul',
-      {},
-      list.map((u) => h('li', {}, `${u.store}: ${u.error}`)),
-    ),
   );
 }

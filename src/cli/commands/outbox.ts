@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
 import type { z } from 'zod';
-import { AdminError } from '../../admin/admin-errors.js';
-import { messageIdSchema, outboxFilterSchema, pageSchema, parseInput } from '../../admin/admin-schemas.js';
+import { messageIdSchema, outboxFilterSchema } from '../../admin/admin-schemas.js';
 import type { OutboxRow } from '../../ports/outbox-store.js';
-import { runBulkJob } from '../bulk.js';
-import { EXIT, UsageError } from '../cli-errors.js';
-import { withAdmin, withCommonOptions, type AdminContext, type CommonOptions } from '../context.js';
-import { asUsageError, defined, integerFlag, limitFlag, timeFlag } from '../flags.js';
+import { UsageError } from '../cli-errors.js';
+import { withAdmin, withCommonOptions, type CommonOptions } from '../context.js';
+import { parseFilterFlags, withTimeRangeOptions } from '../flags.js';
 import { writeJson, type CliIo } from '../io.js';
+import { pageOf, printPage, withPageOptions, type PageFlags } from '../list-page.js';
 import { renderFields, renderTable, time, type Column } from '../output/table.js';
+import { runRowAction, withRowActionOptions, type RowAction, type RowActionFlags } from '../row-action.js';
 import type { CommandState } from './state.js';
 
 interface FilterFlags extends CommonOptions {
@@ -22,31 +22,21 @@ interface FilterFlags extends CommonOptions {
 }
 
 function withFilters(cmd: Command): Command {
-  return cmd
-    .option('--status <list>', 'comma-separated: pending, sent, dead')
-    .option('--type <type>', 'message type')
-    .option('--key <key>', 'business key')
-    .option('--topic <topic>', 'topic')
-    .option('--error <text>', 'last error contains this text (case-insensitive)')
-    .option('--since <time>', 'created at or after: ISO 8601, epoch ms, or a duration ago (15m, 2h, 7d)')
-    .option('--until <time>', 'created before: same forms as --since');
+  return withTimeRangeOptions(
+    cmd
+      .option('--status <list>', 'comma-separated: pending, sent, dead')
+      .option('--type <type>', 'message type')
+      .option('--key <key>', 'business key')
+      .option('--topic <topic>', 'topic')
+      .option('--error <text>', 'last error contains this text (case-insensitive)'),
+    'created ',
+  );
 }
 
-function filterOf(o: FilterFlags, now: number): z.output<typeof outboxFilterSchema> {
-  const input = defined({
-    status: o.status,
-    type: o.type,
-    key: o.key,
-    topic: o.topic,
-    error: o.error,
-    from: timeFlag('--since', o.since, now),
-    to: timeFlag('--until', o.until, now),
-  });
-  try {
-    return parseInput(outboxFilterSchema, input, 'filter');
-  } catch (err) {
-    throw asUsageError(err);
-  }
+/** The filter flags as a validated filter; throws a usage error naming the flag. */
+function filterOf(o: FilterFlags): z.output<typeof outboxFilterSchema> {
+  const { status, type, key, topic, error, since, until } = o;
+  return parseFilterFlags(outboxFilterSchema, { status, type, key, topic, error, since, until }, Date.now());
 }
 
 const hasFilter = (o: FilterFlags) =>
@@ -76,21 +66,17 @@ const LIST_COLUMNS: Column<OutboxRow>[] = [
 export function registerOutbox(program: Command, io: CliIo, state: CommandState): void {
   const outbox = program.command('outbox').description('outbox messages: list, show, resend');
 
-  withCommonOptions(withFilters(outbox.command('list').description('list outbox rows, newest first')))
-    .option('--limit <n>', 'rows per page, 1-500 (default 50)')
-    .option('--before <seq>', "next page: the previous page's last seq")
-    .action(async (o: FilterFlags & { limit?: string; before?: string }) => {
-      const filter = filterOf(o, Date.now());
-      const before = integerFlag('--before', o.before, 1, Number.MAX_SAFE_INTEGER);
-      const page = parseInput(pageSchema, defined({ limit: limitFlag(o.limit), before }), 'page');
-      await withAdmin(o, io, async ({ admin }) => {
-        const result = await admin.listOutbox(filter, page);
-        if (o.json) return writeJson(io, result);
-        if (result.items.length === 0) return void io.out.write('no outbox row matches\n');
-        io.out.write(renderTable(LIST_COLUMNS, result.items));
-        if (result.nextBefore !== null) io.out.write(`more: add --before ${result.nextBefore}\n`);
-      });
-    });
+  withPageOptions(
+    withCommonOptions(withFilters(outbox.command('list').description('list outbox rows, newest first'))),
+    'rows',
+    'seq',
+  ).action(async (o: FilterFlags & PageFlags) => {
+    const filter = filterOf(o);
+    const page = pageOf(o);
+    await withAdmin(o, io, async ({ admin }) =>
+      printPage(io, o.json, await admin.listOutbox(filter, page), LIST_COLUMNS, 'no outbox row matches'),
+    );
+  });
 
   withCommonOptions(
     outbox.command('show').description("one message's lineage: outbox row, attempts, inboxes, dead letters"),
@@ -164,67 +150,29 @@ export function registerOutbox(program: Command, io: CliIo, state: CommandState)
       });
     });
 
-  withCommonOptions(
-    withFilters(
-      outbox
-        .command('resend')
-        .description('publish messages again with the same message id (also ones already sent)')
-        .argument('[messageIds...]'),
+  withRowActionOptions(
+    withCommonOptions(
+      withFilters(
+        outbox
+          .command('resend')
+          .description('publish messages again with the same message id (also ones already sent)')
+          .argument('[messageIds...]'),
+      ),
     ),
-  )
-    .option('--all-matching', 'resend every row the filter flags match, as a bulk job')
-    .option('--rate <n>', 'bulk job: rows per second (default 50)')
-    .option('--reason <text>', 'why (recorded in the audit log)')
-    .action(async (ids: string[], o: FilterFlags & { allMatching?: boolean; rate?: string; reason?: string }) => {
-      const reason = o.reason?.trim() || null;
-      if (o.allMatching) {
-        if (ids.length > 0)
-          throw new UsageError('give either message ids or --all-matching with filter flags, not both');
-        const filter = filterOf(o, Date.now());
-        const rate = integerFlag('--rate', o.rate, 1, 10_000);
-        state.exitCode = await withAdmin(o, io, (ctx) =>
-          runBulkJob(
-            ctx,
-            io,
-            { kind: 'outbox.resend', filter, reason, ...(rate ? { ratePerSecond: rate } : {}) },
-            Boolean(o.json),
-          ),
-        );
-        return;
-      }
-      if (hasFilter(o)) throw new UsageError('filter flags select rows only with --all-matching');
-      if (o.rate !== undefined) throw new UsageError('--rate applies only with --all-matching');
-      if (ids.length === 0) throw new UsageError('give the message ids to resend, or --all-matching');
-      const valid = messageIds(ids);
-      state.exitCode = await withAdmin(o, io, (ctx) => resendAll(ctx, io, valid, reason, Boolean(o.json)));
-    });
+    'resend',
+    'why (recorded in the audit log)',
+  ).action(async (ids: string[], o: FilterFlags & RowActionFlags) => {
+    state.exitCode = await runRowAction(io, RESEND, ids, o, { given: hasFilter(o), parse: () => filterOf(o) });
+  });
 }
 
-async function resendAll(
-  ctx: AdminContext,
-  io: CliIo,
-  ids: readonly string[],
-  reason: string | null,
-  json: boolean,
-): Promise<number> {
-  let code: number = EXIT.ok;
-  const results: unknown[] = [];
-  for (const id of ids) {
-    try {
-      const r = await ctx.admin.resend(id, ctx.actor, reason);
-      results.push({ messageId: id, ...r });
-      if (!json) {
-        io.out.write(`outbox ${id}: pending again; the relay publishes it with the same message id\n`);
-        for (const w of r.warnings) io.err.write(`warning: outbox ${id}: ${w}\n`);
-      }
-    } catch (err) {
-      const e = asUsageError(err);
-      if (!(e instanceof AdminError)) throw e;
-      code = EXIT.failed;
-      results.push({ messageId: id, changed: false, error: { code: e.code, message: e.message } });
-      if (!json) io.err.write(`surety: outbox ${id}: ${e.message}\n`);
-    }
-  }
-  if (json) writeJson(io, { action: 'outbox.resend', results });
-  return code;
-}
+const RESEND: RowAction<string> = {
+  kind: 'outbox.resend',
+  ids: 'message ids',
+  missing: 'give the message ids to resend, or --all-matching',
+  idKey: 'messageId',
+  parseIds: messageIds,
+  label: (id) => `outbox ${id}`,
+  done: 'pending again; the relay publishes it with the same message id',
+  act: (ctx, id, reason) => ctx.admin.resend(id, ctx.actor, reason),
+};

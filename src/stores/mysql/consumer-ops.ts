@@ -8,23 +8,11 @@ import type {
   RecordedFailure,
 } from '../../ports/consumer-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
-import { insertDeadLetterEvents } from '../shared/admin-sql.js';
-import {
-  countsFromRows,
-  toDeadLetterRow,
-  type ClaimDueRequest,
-  type DecideRetry,
-  type RescheduleUpdate,
-} from '../shared/dead-letter-row.js';
-import {
-  ignoreTransition,
-  rescheduleTransition,
-  resolveTransition,
-  transitionDeadLetters,
-  type DeadLetterTransition,
-} from '../shared/dead-letter-transition.js';
+import { countsFromRows, toDeadLetterRow, type ClaimDueRequest, type DecideRetry } from '../shared/dead-letter-row.js';
+import { transitionDeadLetters, type DeadLetterTransition } from '../shared/dead-letter-transition.js';
 import type { TableNames } from '../shared/naming.js';
 import { clipError } from '../shared/outbox-row.js';
+import { applyFailureDecision, StepwiseDeadLetters } from '../shared/stepwise-dead-letters.js';
 import { adminDialect } from './admin-sql.js';
 import * as dl from './dead-letter-sql.js';
 import { isDuplicateKey } from './executor.js';
@@ -39,12 +27,14 @@ export interface MysqlOwnConnection {
 }
 
 /** Inbox and dead letters on MySQL/MariaDB; MysqlOutboxStore delegates its ConsumerStore methods here. */
-export class MysqlConsumerOps implements InboxStore, DeadLetterStore {
+export class MysqlConsumerOps extends StepwiseDeadLetters implements InboxStore, DeadLetterStore {
   constructor(
     private readonly db: MysqlOwnConnection,
     private readonly t: TableNames,
     private readonly prefix: string,
-  ) {}
+  ) {
+    super();
+  }
 
   async recordInbox(tx: SqlExecutor, messageId: string, group: string, now: number): Promise<boolean> {
     try {
@@ -108,24 +98,7 @@ export class MysqlConsumerOps implements InboxStore, DeadLetterStore {
       f.messageId,
       f.group,
     ]);
-    const id = Number(rows[0]!.id);
-    const attempts = Number(rows[0]!.attempts);
-    const { status, nextRetryAt } = decide(attempts);
-    await tx.query(dl.applyDecision(this.t), [status, nextRetryAt, f.now, id]);
-    const event = insertDeadLetterEvents(adminDialect, this.t, [
-      {
-        deadLetterId: id,
-        messageId: f.messageId,
-        group: f.group,
-        at: f.now,
-        kind: status === 'dead' ? 'dead' : 'failed',
-        attempt: attempts,
-        detail: error,
-        actor: null,
-      },
-    ]);
-    await tx.query(event.text, event.values);
-    return { id, attempts, status, nextRetryAt };
+    return applyFailureDecision(tx, adminDialect, this.t, dl.applyDecision(this.t), rows[0]!, f, decide);
   }
 
   /** Expired leases first, then due rows, each locked with SKIP LOCKED, then taken in one conditional update. */
@@ -164,22 +137,6 @@ export class MysqlConsumerOps implements InboxStore, DeadLetterStore {
       .sort((a, b) => a.id - b.id);
   }
 
-  async markResolved(id: number, owner: string, now: number): Promise<boolean> {
-    return (await this.transition(resolveTransition([id], owner, now))) === 1;
-  }
-
-  async markResolvedMany(ids: readonly number[], owner: string, now: number): Promise<number> {
-    return this.transition(resolveTransition(ids, owner, now));
-  }
-
-  async reschedule(u: RescheduleUpdate): Promise<boolean> {
-    return (await this.transition(rescheduleTransition(u))) === 1;
-  }
-
-  async ignore(id: number, reason: string, now: number): Promise<boolean> {
-    return (await this.transition(ignoreTransition([id], reason, null, now))) === 1;
-  }
-
   async getDeadLetter(messageId: string, group: string): Promise<DeadLetterRow | undefined> {
     const { rows } = await this.db.run(dl.selectByKey(this.t), [messageId, group]);
     return rows[0] ? toDeadLetterRow(rows[0]) : undefined;
@@ -191,7 +148,7 @@ export class MysqlConsumerOps implements InboxStore, DeadLetterStore {
   }
 
   /** Lock, update and record history in one READ COMMITTED transaction (MySQL has no data-modifying CTE). */
-  private transition(tr: DeadLetterTransition): Promise<number> {
+  protected transition(tr: DeadLetterTransition): Promise<number> {
     if (tr.ids.length === 0) return Promise.resolve(0);
     return this.db.ownTransaction((tx) => transitionDeadLetters(tx, adminDialect, this.t, tr));
   }

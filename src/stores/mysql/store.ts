@@ -18,7 +18,8 @@ import { applyMigrations } from '../shared/apply-migrations.js';
 import type { AdminContext } from '../shared/admin-context.js';
 import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
-import { clipError, toOutboxRow } from '../shared/outbox-row.js';
+import { recordOutboxFailure } from '../shared/outbox-failure.js';
+import { toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
 import * as adminSql from './admin-sql.js';
 import { MysqlConsumerOps } from './consumer-ops.js';
@@ -233,28 +234,7 @@ export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, Co
 
   /** The update and its history row commit together (MySQL has no data-modifying CTE). */
   async recordFailure(u: FailureUpdate): Promise<boolean> {
-    const status = u.dead ? 'dead' : 'pending';
-    const error = clipError(u.error);
-    return this.ownTransaction(async (tx) => {
-      const res = await tx.query(sql.recordFailure(this.tables), [
-        u.attempts,
-        u.nextAttemptAt,
-        status,
-        error,
-        u.seq,
-        u.owner,
-      ]);
-      if (res.rowCount !== 1) return false;
-      await tx.query(sql.insertAttempt(this.tables), [
-        u.attempts,
-        u.now ?? Date.now(),
-        u.dead ? 'dead' : 'failed',
-        error,
-        u.owner,
-        u.seq,
-      ]);
-      return true;
-    });
+    return this.ownTransaction((tx) => recordOutboxFailure(tx, sql, this.tables, u));
   }
 
   async release(owner: string, seqs: readonly number[], now: number): Promise<number> {

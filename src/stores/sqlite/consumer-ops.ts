@@ -7,23 +7,11 @@ import type {
   RecordedFailure,
 } from '../../ports/consumer-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
-import { insertDeadLetterEvents } from '../shared/admin-sql.js';
-import {
-  countsFromRows,
-  toDeadLetterRow,
-  type ClaimDueRequest,
-  type DecideRetry,
-  type RescheduleUpdate,
-} from '../shared/dead-letter-row.js';
-import {
-  ignoreTransition,
-  rescheduleTransition,
-  resolveTransition,
-  transitionDeadLetters,
-  type DeadLetterTransition,
-} from '../shared/dead-letter-transition.js';
+import { countsFromRows, toDeadLetterRow, type ClaimDueRequest, type DecideRetry } from '../shared/dead-letter-row.js';
+import { transitionDeadLetters, type DeadLetterTransition } from '../shared/dead-letter-transition.js';
 import type { TableNames } from '../shared/naming.js';
 import { clipError } from '../shared/outbox-row.js';
+import { applyFailureDecision, StepwiseDeadLetters } from '../shared/stepwise-dead-letters.js';
 import { adminDialect } from './admin-sql.js';
 import * as dl from './dead-letter-sql.js';
 import * as inbox from './inbox-sql.js';
@@ -41,12 +29,14 @@ export interface SqliteOwnConnection {
  * recordInbox and recordFailure run in the caller's transaction (which holds the lock); everything
  * else is one statement, or one transaction, under the lock. SQLite binds no booleans, so poison travels as 0/1.
  */
-export class SqliteConsumerOps implements InboxStore, DeadLetterStore {
+export class SqliteConsumerOps extends StepwiseDeadLetters implements InboxStore, DeadLetterStore {
   constructor(
     private readonly db: SqliteOwnConnection,
     private readonly t: TableNames,
     private readonly prefix: string,
-  ) {}
+  ) {
+    super();
+  }
 
   async recordInbox(tx: SqlExecutor, messageId: string, group: string, now: number): Promise<boolean> {
     return (await tx.query(inbox.insertInbox(this.t), [messageId, group, now])).rowCount === 1;
@@ -85,24 +75,7 @@ export class SqliteConsumerOps implements InboxStore, DeadLetterStore {
       f.now,
       f.now,
     ]);
-    const id = Number(rows[0]!.id);
-    const attempts = Number(rows[0]!.attempts);
-    const { status, nextRetryAt } = decide(attempts);
-    await tx.query(dl.applyDecision(this.t), [status, nextRetryAt, f.now, id]);
-    const event = insertDeadLetterEvents(adminDialect, this.t, [
-      {
-        deadLetterId: id,
-        messageId: f.messageId,
-        group: f.group,
-        at: f.now,
-        kind: status === 'dead' ? 'dead' : 'failed',
-        attempt: attempts,
-        detail: error,
-        actor: null,
-      },
-    ]);
-    await tx.query(event.text, event.values);
-    return { id, attempts, status, nextRetryAt };
+    return applyFailureDecision(tx, adminDialect, this.t, dl.applyDecision(this.t), rows[0]!, f, decide);
   }
 
   async claimDue(req: ClaimDueRequest): Promise<DeadLetterRow[]> {
@@ -121,22 +94,6 @@ export class SqliteConsumerOps implements InboxStore, DeadLetterStore {
     return rows.map(toDeadLetterRow).sort((a, b) => a.id - b.id);
   }
 
-  async markResolved(id: number, owner: string, now: number): Promise<boolean> {
-    return (await this.transition(resolveTransition([id], owner, now))) === 1;
-  }
-
-  async markResolvedMany(ids: readonly number[], owner: string, now: number): Promise<number> {
-    return this.transition(resolveTransition(ids, owner, now));
-  }
-
-  async reschedule(u: RescheduleUpdate): Promise<boolean> {
-    return (await this.transition(rescheduleTransition(u))) === 1;
-  }
-
-  async ignore(id: number, reason: string, now: number): Promise<boolean> {
-    return (await this.transition(ignoreTransition([id], reason, null, now))) === 1;
-  }
-
   async getDeadLetter(messageId: string, group: string): Promise<DeadLetterRow | undefined> {
     const { rows } = await this.db.run(dl.selectByKey(this.t), [messageId, group]);
     return rows[0] ? toDeadLetterRow(rows[0]) : undefined;
@@ -148,7 +105,7 @@ export class SqliteConsumerOps implements InboxStore, DeadLetterStore {
   }
 
   /** Update and history row in one transaction; in-process, its three statements cost no round trips. */
-  private transition(tr: DeadLetterTransition): Promise<number> {
+  protected transition(tr: DeadLetterTransition): Promise<number> {
     if (tr.ids.length === 0) return Promise.resolve(0);
     return this.db.transaction((tx) => transitionDeadLetters(tx, adminDialect, this.t, tr));
   }

@@ -18,7 +18,8 @@ import { applyMigrations } from '../shared/apply-migrations.js';
 import type { AdminContext } from '../shared/admin-context.js';
 import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
-import { clipError, toOutboxRow } from '../shared/outbox-row.js';
+import { recordOutboxFailure } from '../shared/outbox-failure.js';
+import { toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
 import * as adminSql from './admin-sql.js';
 import { SqliteConsumerOps } from './consumer-ops.js';
@@ -173,27 +174,7 @@ export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, C
 
   /** The update and its history row in one transaction. */
   async recordFailure(u: FailureUpdate): Promise<boolean> {
-    const error = clipError(u.error);
-    return this.ownTransaction(async (tx) => {
-      const res = await tx.query(sql.recordFailure(this.tables), [
-        u.attempts,
-        u.nextAttemptAt,
-        u.dead ? 'dead' : 'pending',
-        error,
-        u.seq,
-        u.owner,
-      ]);
-      if (res.rowCount !== 1) return false;
-      await tx.query(sql.insertAttempt(this.tables), [
-        u.attempts,
-        u.now ?? Date.now(),
-        u.dead ? 'dead' : 'failed',
-        error,
-        u.owner,
-        u.seq,
-      ]);
-      return true;
-    });
+    return this.ownTransaction((tx) => recordOutboxFailure(tx, sql, this.tables, u));
   }
 
   async release(owner: string, seqs: readonly number[], now: number): Promise<number> {

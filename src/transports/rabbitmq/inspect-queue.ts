@@ -1,5 +1,6 @@
 import { SuretyError } from '../../core/errors.js';
 import type { ConnectionManager } from './connection.js';
+import type { AmqpConnection } from './driver.js';
 
 /** What a passive declare tells about a queue: messages ready for delivery, and consumers. */
 export interface QueueInspection {
@@ -9,10 +10,18 @@ export interface QueueInspection {
 
 const NOT_FOUND = 404;
 
-/** Passive declare on a throwaway channel: a missing queue makes the broker close that channel. */
+/** {@link passiveDeclare} on the transport's current connection. */
 export async function inspectQueue(manager: ConnectionManager, name: string): Promise<QueueInspection | undefined> {
   const connection = manager.current;
   if (!connection) throw new SuretyError('SURETY_CONNECTION_LOST', 'not connected to RabbitMQ');
+  return passiveDeclare(connection, name);
+}
+
+/**
+ * Passive declare on a throwaway channel, since a missing queue makes the broker close that channel:
+ * the queue's counts, or undefined when it does not exist.
+ */
+export async function passiveDeclare(connection: AmqpConnection, name: string): Promise<QueueInspection | undefined> {
   const channel = await connection.createChannel();
   channel.on('error', () => {}); // the 404 is the answer, not a failure
   try {

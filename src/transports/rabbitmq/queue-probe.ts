@@ -1,6 +1,7 @@
 import { InvalidOptionError, SuretyError } from '../../core/errors.js';
 import type { BrokerProbe, QueueState } from '../../ports/broker-probe.js';
 import { loadAmqplib, type AmqpConnection, type AmqpDriver } from './driver.js';
+import { passiveDeclare } from './inspect-queue.js';
 import {
   fetchQueueNames,
   fetchQueueState,
@@ -25,7 +26,6 @@ export interface RabbitMqQueueProbeOptions {
   readonly connectionName?: string;
 }
 
-const NOT_FOUND = 404;
 const SETTINGS_TTL_MS = 60_000;
 
 /**
@@ -146,21 +146,5 @@ class RabbitMqQueueProbe implements BrokerProbe {
     } finally {
       clearTimeout(timer);
     }
-  }
-}
-
-/** Passive declare on a throwaway channel: a missing queue makes the broker close that channel. */
-async function passiveDeclare(connection: AmqpConnection, name: string) {
-  const channel = await connection.createChannel();
-  channel.on('error', () => {}); // the 404 is the answer, not a failure
-  try {
-    return await channel.checkQueue(name);
-  } catch (err) {
-    if ((err as { code?: unknown }).code === NOT_FOUND) return undefined;
-    throw err;
-  } finally {
-    await Promise.resolve()
-      .then(() => channel.close())
-      .catch(() => {});
   }
 }

@@ -1,0 +1,44 @@
+import type { FailureUpdate } from '../../ports/outbox-store.js';
+import type { SqlExecutor } from '../../ports/sql-executor.js';
+import type { TableNames } from './naming.js';
+import { clipError } from './outbox-row.js';
+
+/** The two statements of a failed publish in a dialect with `?` placeholders (each dialect's `outbox-sql.ts`). */
+export interface OutboxFailureSql {
+  /** ? attempts, ? next attempt at, ? status, ? error, ? seq, ? owner. */
+  recordFailure(t: TableNames): string;
+  /** ? attempt, ? at, ? outcome, ? error, ? actor, ? seq. */
+  insertAttempt(t: TableNames): string;
+}
+
+/**
+ * Records a failed publish and its history row in `tx`, for the dialects without a data-modifying
+ * CTE (MySQL, SQLite), so both commit together. False when the row is no longer the owner's to
+ * update (its claim was lost), and then no history row is written.
+ */
+export async function recordOutboxFailure(
+  tx: SqlExecutor,
+  sql: OutboxFailureSql,
+  t: TableNames,
+  u: FailureUpdate,
+): Promise<boolean> {
+  const error = clipError(u.error);
+  const res = await tx.query(sql.recordFailure(t), [
+    u.attempts,
+    u.nextAttemptAt,
+    u.dead ? 'dead' : 'pending',
+    error,
+    u.seq,
+    u.owner,
+  ]);
+  if (res.rowCount !== 1) return false;
+  await tx.query(sql.insertAttempt(t), [
+    u.attempts,
+    u.now ?? Date.now(),
+    u.dead ? 'dead' : 'failed',
+    error,
+    u.owner,
+    u.seq,
+  ]);
+  return true;
+}

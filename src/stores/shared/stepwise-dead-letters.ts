@@ -1,0 +1,74 @@
+import type { DeadLetterStore, FailureRecord, RecordedFailure } from '../../ports/consumer-store.js';
+import type { SqlExecutor } from '../../ports/sql-executor.js';
+import { insertDeadLetterEvents } from './admin-sql.js';
+import type { DecideRetry, RescheduleUpdate } from './dead-letter-row.js';
+import {
+  ignoreTransition,
+  rescheduleTransition,
+  resolveTransition,
+  type DeadLetterTransition,
+} from './dead-letter-transition.js';
+import type { TableNames } from './naming.js';
+import { clipError } from './outbox-row.js';
+import type { SqlDialect } from './sql-dialect.js';
+
+// MySQL and SQLite have no data-modifying CTE: a dead letter's change and its history row are
+// separate statements in one transaction. PostgreSQL writes both in one statement instead.
+
+/**
+ * The rest of recording a delivery failure once the upsert has counted the attempt: decides retry
+ * or dead, applies it with `applyDecision` (? status, ? next retry at, ? now, ? id) and records the
+ * `failed` or `dead` event, all in `tx`.
+ */
+export async function applyFailureDecision(
+  tx: SqlExecutor,
+  d: SqlDialect,
+  t: TableNames,
+  applyDecision: string,
+  counted: { readonly id: unknown; readonly attempts: unknown },
+  f: FailureRecord,
+  decide: DecideRetry,
+): Promise<RecordedFailure> {
+  const id = Number(counted.id);
+  const attempts = Number(counted.attempts);
+  const { status, nextRetryAt } = decide(attempts);
+  await tx.query(applyDecision, [status, nextRetryAt, f.now, id]);
+  const event = insertDeadLetterEvents(d, t, [
+    {
+      deadLetterId: id,
+      messageId: f.messageId,
+      group: f.group,
+      at: f.now,
+      kind: status === 'dead' ? 'dead' : 'failed',
+      attempt: attempts,
+      detail: clipError(f.error),
+      actor: null,
+    },
+  ]);
+  await tx.query(event.text, event.values);
+  return { id, attempts, status, nextRetryAt };
+}
+
+type StateChanges = Pick<DeadLetterStore, 'markResolved' | 'markResolvedMany' | 'reschedule' | 'ignore'>;
+
+/** The state changes of {@link DeadLetterStore}, each a {@link DeadLetterTransition} with its history row. */
+export abstract class StepwiseDeadLetters implements StateChanges {
+  /** Runs the transition in a transaction of the store's own; returns how many rows changed. */
+  protected abstract transition(tr: DeadLetterTransition): Promise<number>;
+
+  async markResolved(id: number, owner: string, now: number): Promise<boolean> {
+    return (await this.transition(resolveTransition([id], owner, now))) === 1;
+  }
+
+  async markResolvedMany(ids: readonly number[], owner: string, now: number): Promise<number> {
+    return this.transition(resolveTransition(ids, owner, now));
+  }
+
+  async reschedule(u: RescheduleUpdate): Promise<boolean> {
+    return (await this.transition(rescheduleTransition(u))) === 1;
+  }
+
+  async ignore(id: number, reason: string, now: number): Promise<boolean> {
+    return (await this.transition(ignoreTransition([id], reason, null, now))) === 1;
+  }
+}
