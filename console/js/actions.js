@@ -1,4 +1,4 @@
-import { currentSession, isOperator, post } from './api.js';
+import { currentSession, get, isOperator, post } from './api.js';
 import { confirmAction } from './dialog.js';
 import { h } from './dom.js';
 import { notify, refreshNow } from './shell.js';
@@ -6,7 +6,9 @@ import { isMultiStore, storeParam } from './stores.js';
 
 /**
  * An action button. Viewers see it disabled with the reason (the API refuses them anyway); operators get a
- * confirmation dialog, then a notice with the outcome and any warning, then an immediate refresh.
+ * confirmation dialog, then a notice with the outcome and any warning, then an immediate refresh. `dialog.prepare`,
+ * when given, is awaited first and its answer completes the dialog (e.g. a description with a count); `dialog.done`
+ * is the notice, or a function of the action's result that returns it.
  */
 function actionButton(label, describe, dialog) {
   const operator = isOperator();
@@ -18,12 +20,19 @@ function actionButton(label, describe, dialog) {
       disabled: !operator || dialog.unavailable ? true : null,
       title: operator ? (dialog.unavailable ?? describe) : 'Only operators can act; your token is a viewer’s.',
       onclick: async () => {
-        const result = await confirmAction({ confirmLabel: label, ...dialog });
+        let prepared = {};
+        try {
+          prepared = dialog.prepare ? await dialog.prepare() : {};
+        } catch (error) {
+          notify(`${label} could not start: ${error.message}`, 'error');
+          return;
+        }
+        const result = await confirmAction({ confirmLabel: label, ...dialog, ...prepared });
         if (result === undefined) return;
         const warnings = result?.warnings ?? [];
         notify(
           [
-            dialog.done,
+            typeof dialog.done === 'function' ? dialog.done(result) : dialog.done,
             ...warnings.map((w) => `Warning: ${typeof w === 'string' ? w : (w.message ?? JSON.stringify(w))}`),
           ].join(' '),
           warnings.length ? 'warning' : 'ok',
@@ -113,31 +122,77 @@ export function outboxActions(row) {
   );
 }
 
+/** Rows counted before a bulk action is confirmed: one page of the list. */
+const COUNT_LIMIT = 500;
+
 /**
- * Bulk actions by a list's current filter (`[{ label, kind, description, reason }]`), each run by the server as a job
- * in the list's store. Nothing for viewers.
+ * Bulk actions by a list's current filter, each run by the server as a job in the list's store. Nothing for viewers.
+ * Before the confirmation, the rows the job would act on are counted (up to {@link COUNT_LIMIT}) from the list at
+ * `listPath`, so the operator sees how many it is. With no filter set, the job says `all: true` outright.
+ *
+ * @param {Record<string, string>} filter the list's applied filter (address strings)
+ * @param {string} store
+ * @param {string} listPath the list's API path, e.g. `dead-letters`
+ * @param {Array<{label: string, kind: string, description: string, reason: 'required'|'optional',
+ *   noun: [string, string], scope?: Record<string, string>, everything: string}>} actions `noun` is the row's name,
+ *   singular and plural; `scope` the filter a job applies where the list's filter says nothing (a replay: status
+ *   pending and dead); `everything` says what no filter means, e.g. "every pending or dead dead letter"
  */
-export function bulkActions(filter, store, actions) {
+export function bulkActions(filter, store, listPath, actions) {
   if (!isOperator()) return null;
-  const jobFilter = toJobFilter(filter);
+  const unfiltered = Object.keys(filter).length === 0;
   return h(
     'div',
     { class: 'bulk', role: 'group', 'aria-label': 'Bulk actions' },
-    actions.map(({ label, kind, description, reason }) =>
+    actions.map(({ label, kind, description, reason, noun, scope, everything }) =>
       actionButton(label, description, {
         title: label,
         description,
         reason,
-        done: 'Job started: follow it on the Jobs page.',
+        prepare: async () => {
+          const counted = await countMatching(listPath, { ...scope, ...filter }, store);
+          const what = unfiltered
+            ? `No filter is set: this acts on ${everything}${inStore(store)}.`
+            : `Filter: ${describeFilter(filter)}.`;
+          return { description: `${description} ${what} ${matches(counted, noun)}` };
+        },
+        done: ({ job }) =>
+          job?.total === 0
+            ? `Nothing matched: job ${job.id} ended at once, no row changed.`
+            : `Job ${job?.id} started over ${job?.total} ${noun[1]}: follow it on the Jobs page.`,
         run: (input) =>
           post(
             'jobs',
-            { kind, filter: jobFilter, ...(input.reason ? { reason: input.reason } : {}) },
+            {
+              kind,
+              filter: toJobFilter(filter),
+              ...(unfiltered ? { all: true } : {}),
+              ...(input.reason ? { reason: input.reason } : {}),
+            },
             { store: storeParam(store) },
           ),
       }),
     ),
   );
+}
+
+/** How many rows of the list match `filter` now: a number, or null for more than {@link COUNT_LIMIT}. */
+async function countMatching(listPath, filter, store) {
+  const page = await get(listPath, { ...filter, limit: COUNT_LIMIT, store: storeParam(store) });
+  return page.nextBefore === null || page.nextBefore === undefined ? page.items.length : null;
+}
+
+function matches(counted, [one, many]) {
+  if (counted === null) return `More than ${COUNT_LIMIT} ${many} match now.`;
+  if (counted === 0) return `0 ${many} match now: the job would change nothing.`;
+  return `${counted} ${counted === 1 ? `${one} matches` : `${many} match`} now.`;
+}
+
+/** `status = dead, group = billing` */
+export function describeFilter(filter) {
+  return Object.entries(filter)
+    .map(([k, v]) => `${k} = ${v}`)
+    .join(', ');
 }
 
 /** A list's filter (address strings) as a job's filter (the port's types). */

@@ -33,11 +33,42 @@ export function isOperator() {
   return session?.role === 'operator';
 }
 
+/** The issue a 403 names when the CSRF token is not the session's: the cookie was replaced, e.g. by a sign-in in another tab. */
+const CSRF_ISSUE_PATH = 'header.x-csrf-token';
+
 /**
  * Sends one request. `query` entries that are empty are left out; `body` is sent as JSON. Every request that changes
- * something carries the CSRF token the session handed out.
+ * something carries the CSRF token the session handed out; when the server says that token is stale, the session is
+ * loaded again once and, if it is still the same person's, the request is sent again with the new token.
  */
 export async function api(method, path, { query, body } = {}) {
+  try {
+    return await send(method, path, { query, body });
+  } catch (error) {
+    if (!isStaleCsrf(error) || !session) throw error;
+    const before = session;
+    let fresh;
+    try {
+      fresh = await send('GET', 'session');
+    } catch (reload) {
+      if (reload.status === 401) setSession(null); // signed out meanwhile: back to the sign-in form
+      throw reload;
+    }
+    if (fresh?.actor !== before.actor || fresh?.role !== before.role) {
+      // Someone else signed in meanwhile: show who, and do not act in their name.
+      setSession(fresh);
+      throw error;
+    }
+    session = fresh; // the same person: no need to redraw the page
+    return send(method, path, { query, body });
+  }
+}
+
+function isStaleCsrf(error) {
+  return error instanceof ApiError && error.status === 403 && error.issues.some((i) => i?.path === CSRF_ISSUE_PATH);
+}
+
+async function send(method, path, { query, body } = {}) {
   const url = new URL(`api/${path}`, document.baseURI);
   for (const [name, value] of Object.entries(query ?? {})) {
     if (value !== undefined && value !== null && value !== '') url.searchParams.set(name, String(value));

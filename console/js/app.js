@@ -54,8 +54,9 @@ function show({ focus = false } = {}) {
   current = null;
   for (const [pattern, make] of routes) {
     const match = pattern.exec(path);
-    if (match) {
-      current = make({ params: match.slice(1).map(decodeURIComponent), query });
+    const params = match && decodeAll(match.slice(1));
+    if (params) {
+      current = make({ params, query });
       break;
     }
   }
@@ -77,6 +78,15 @@ function show({ focus = false } = {}) {
   fill(main, current.nodes);
   if (focus) main.focus();
   void refresh();
+}
+
+/** Decoded path parameters, or null when one is not valid %-encoding (a mangled link: the page is not found). */
+function decodeAll(params) {
+  try {
+    return params.map(decodeURIComponent);
+  } catch {
+    return null;
+  }
 }
 
 /**

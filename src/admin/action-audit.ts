@@ -1,6 +1,6 @@
-import { describeError } from '../core/errors.js';
+import { describeError, StoreError, SuretyError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { Actor, AdminStore, AuditEntry } from '../ports/admin-store.js';
+import type { Actor, AdminStore, AuditEntry, NewAuditEntry } from '../ports/admin-store.js';
 import { AdminError, ForbiddenError } from './admin-errors.js';
 
 export interface ActionResult {
@@ -19,65 +19,86 @@ export interface ActionSpec {
   readonly now: number;
 }
 
-export interface ActionOutcome<R extends ActionResult> {
-  readonly result: R;
-  /** Replaces the target once the action knows it (a new job's id). */
-  readonly target?: string;
-  readonly detail?: Record<string, unknown>;
-}
+/**
+ * Builds the action's `ok` audit entry, which the work hands to the store so that it is inserted in
+ * the action's own transaction. Warnings are kept in the detail; `target` replaces the spec's once
+ * the action knows it (a new job's id).
+ */
+export type OkEntry = (
+  detail: Record<string, unknown> | null,
+  warnings?: readonly string[],
+  target?: string,
+) => NewAuditEntry;
 
 /**
- * Runs an operator action and writes its audit entry whatever happens: `refused` for a role or a
- * disabled feature, `noop` when the row's state (or absence) did not allow it, `failed` on an error.
+ * Runs an operator action. Its `ok` entry is written by the store with the change (see
+ * {@link OkEntry}); every other outcome is written here: `refused` for a role or a disabled feature,
+ * `noop` when the row's state (or absence) did not allow it, `failed` on an error. A failure's entry
+ * holds a stable code and a generic message only, since viewers read the audit; the log has the error.
+ * @example
+ * await auditedAction(store, logger, spec, async (ok) => {
+ *   if (!(await store.requestReplay(7, { actor: 'alice', now, audit: ok({ group: 'billing' }) }))) throw conflict;
+ *   return { changed: true, warnings: [] };
+ * });
  */
 export async function auditedAction<R extends ActionResult>(
   store: Pick<AdminStore, 'appendAudit'>,
   logger: Logger,
   spec: ActionSpec,
-  work: () => Promise<ActionOutcome<R>>,
+  work: (ok: OkEntry) => Promise<R>,
 ): Promise<R> {
-  const write = async (outcome: AuditEntry['outcome'], target: string, detail: Record<string, unknown> | null) => {
+  const entry = (outcome: AuditEntry['outcome'], detail: Record<string, unknown> | null, target = spec.target) => ({
+    at: spec.now,
+    actor: spec.actor.name,
+    role: spec.actor.role,
+    action: spec.action,
+    target,
+    reason: spec.reason,
+    outcome,
+    detail,
+  });
+  const write = async (outcome: AuditEntry['outcome'], detail: Record<string, unknown>) => {
     try {
-      await store.appendAudit({
-        at: spec.now,
-        actor: spec.actor.name,
-        role: spec.actor.role,
-        action: spec.action,
-        target,
-        reason: spec.reason,
-        outcome,
-        detail,
-      });
-      return true;
+      await store.appendAudit(entry(outcome, detail));
     } catch (err) {
-      logger.error({ action: spec.action, target, outcome, err: describeError(err) }, 'audit entry not written');
-      return false;
+      logger.error(
+        { action: spec.action, target: spec.target, outcome, err: describeError(err) },
+        'audit entry not written',
+      );
     }
   };
   if (spec.actor.role !== 'operator') {
-    await write('refused', spec.target, { error: 'role' });
+    await write('refused', { code: 'SURETY_FORBIDDEN', error: 'role' });
     throw new ForbiddenError(`"${spec.action}" needs the operator role; "${spec.actor.name}" is a ${spec.actor.role}`);
   }
-  let done: ActionOutcome<R>;
+  let target = spec.target;
+  const ok: OkEntry = (detail, warnings = [], newTarget) => {
+    if (newTarget) target = newTarget;
+    const all = { ...detail, ...(warnings.length ? { warnings: [...warnings] } : {}) };
+    return entry('ok', Object.keys(all).length ? all : null, target);
+  };
+  let result: R;
   try {
-    done = await work();
+    result = await work(ok);
   } catch (err) {
     if (err instanceof AdminError) {
-      const outcome = err.code === 'SURETY_FORBIDDEN' ? 'refused' : 'noop';
-      await write(outcome, spec.target, { code: err.code, error: err.message });
+      await write(err.code === 'SURETY_FORBIDDEN' ? 'refused' : 'noop', { code: err.code, error: err.message });
     } else {
-      await write('failed', spec.target, { error: describeError(err) });
+      logger.error(
+        { actor: spec.actor.name, action: spec.action, target: spec.target, err: describeError(err) },
+        'admin action failed',
+      );
+      await write('failed', failureDetail(err));
     }
     throw err;
   }
-  const detail = { ...done.detail, ...(done.result.warnings.length ? { warnings: done.result.warnings } : {}) };
-  const written = await write('ok', done.target ?? spec.target, Object.keys(detail).length ? detail : null);
-  if (!written) {
-    return {
-      ...done.result,
-      warnings: [...done.result.warnings, 'the action was done but its audit entry could not be written'],
-    };
-  }
-  logger.info({ actor: spec.actor.name, action: spec.action, target: done.target ?? spec.target }, 'admin action');
-  return done.result;
+  logger.info({ actor: spec.actor.name, action: spec.action, target }, 'admin action');
+  return result;
+}
+
+/** What the audit keeps of an unexpected error: its stable code and a message that reveals nothing internal. */
+export function failureDetail(err: unknown): { code: string; error: string } {
+  if (err instanceof StoreError) return { code: err.code, error: 'the database failed; see the server log' };
+  const code = err instanceof SuretyError ? err.code : 'SURETY_INTERNAL_ERROR';
+  return { code, error: 'internal error; see the server log' };
 }

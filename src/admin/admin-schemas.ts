@@ -136,29 +136,67 @@ export const editBodySchema = z
   .min(1, 'must not be empty')
   .max(1_048_576, 'must be at most 1 MiB');
 
+/**
+ * `true` is the only value: acting on every row must be said outright. Without it a job needs at
+ * least one filter, so a request that lost its filter (a client bug, a typo in a key) is refused
+ * instead of acting on the whole table.
+ */
+const allSchema = z.literal(true, { error: 'must be true (or left out)' }).optional();
+
+/** At least one filter, or `all: true` without one. */
+function filterOrAll(v: { filter: object; all?: true }, ctx: z.RefinementCtx): void {
+  const filtered = Object.keys(v.filter).length > 0;
+  if (!filtered && !v.all) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['filter'],
+      message: 'name at least one filter, or set "all": true to act on every row',
+    });
+  } else if (filtered && v.all) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['all'],
+      message: 'acts on every row: give either a filter or "all", not both',
+    });
+  }
+}
+
+/**
+ * A bulk job. A `dlq.replay` filter that names no status acts on pending and dead rows: ignored
+ * rows are replayed only when the filter names `ignored`.
+ */
 export const jobInputSchema = (maxRate: number) => {
   const rate = z.number().min(1, 'must be at least 1').max(maxRate, `must be at most ${maxRate}`).default(50);
   return z.discriminatedUnion(
     'kind',
     [
-      z.strictObject({
-        kind: z.literal('dlq.replay'),
-        filter: deadLetterFilterSchema.default({}),
-        reason: optionalReasonSchema,
-        ratePerSecond: rate,
-      }),
-      z.strictObject({
-        kind: z.literal('dlq.ignore'),
-        filter: deadLetterFilterSchema.default({}),
-        reason: requiredReasonSchema,
-        ratePerSecond: rate,
-      }),
-      z.strictObject({
-        kind: z.literal('outbox.resend'),
-        filter: outboxFilterSchema.default({}),
-        reason: optionalReasonSchema,
-        ratePerSecond: rate,
-      }),
+      z
+        .strictObject({
+          kind: z.literal('dlq.replay'),
+          filter: deadLetterFilterSchema.default({}),
+          all: allSchema,
+          reason: optionalReasonSchema,
+          ratePerSecond: rate,
+        })
+        .superRefine(filterOrAll),
+      z
+        .strictObject({
+          kind: z.literal('dlq.ignore'),
+          filter: deadLetterFilterSchema.default({}),
+          all: allSchema,
+          reason: requiredReasonSchema,
+          ratePerSecond: rate,
+        })
+        .superRefine(filterOrAll),
+      z
+        .strictObject({
+          kind: z.literal('outbox.resend'),
+          filter: outboxFilterSchema.default({}),
+          all: allSchema,
+          reason: optionalReasonSchema,
+          ratePerSecond: rate,
+        })
+        .superRefine(filterOrAll),
     ],
     { error: `must be one of ${JOB_KINDS.join(', ')}` },
   );

@@ -15,7 +15,7 @@ import type {
 } from '../ports/admin-store.js';
 import type { DeadLetterRow, InboxStore } from '../ports/consumer-store.js';
 import type { OutboxRow } from '../ports/outbox-store.js';
-import { auditedAction, type ActionResult } from './action-audit.js';
+import { auditedAction, type ActionResult, type OkEntry } from './action-audit.js';
 import { ConflictError, ForbiddenError, NotFoundError } from './admin-errors.js';
 import {
   auditFilterSchema,
@@ -76,7 +76,7 @@ const IGNORABLE = new Set(['pending', 'dead']);
 /**
  * The one path to every operator read and action, shared by the HTTP API, the console and the CLI.
  * Actions check the operator role, validate their input, warn when the inbox window has passed and
- * write an audit entry whatever the outcome.
+ * write an audit entry whatever the outcome: with the change, in its transaction, when it succeeds.
  * @example
  * const admin = new AdminService({ store, inboxWindowMs: 7 * 86_400_000 });
  * const { warnings } = await admin.replay(42, { name: 'alice', role: 'operator' }, 'downstream fixed');
@@ -160,12 +160,15 @@ export class AdminService {
   async replay(id: number, actor: Actor, reason?: string | null): Promise<ActionResult> {
     const rowId = parseInput(rowIdSchema, id, 'id');
     const why = parseInput(optionalReasonSchema, reason, 'reason');
-    return this.act(actor, 'dlq.replay', `dlq:${rowId}`, why, async (now) => {
+    return this.act(actor, 'dlq.replay', `dlq:${rowId}`, why, async (now, ok) => {
       const row = await this.deadLetter(rowId);
       if (!REPLAYABLE.has(row.status)) throw this.stateConflict(row, 'replayed', 'pending, dead or ignored');
-      if (!(await this.o.store.requestReplay(rowId, { actor: actor.name, now }))) throw this.changedMeanwhile(rowId);
       const warnings = await replayWindowWarnings(this.o.store, this.o.inboxWindowMs, row, now);
-      return { result: { changed: true, warnings }, detail: { messageId: row.messageId, group: row.group } };
+      const audit = ok({ messageId: row.messageId, group: row.group }, warnings);
+      if (!(await this.o.store.requestReplay(rowId, { actor: actor.name, now, audit }))) {
+        throw this.changedMeanwhile(rowId);
+      }
+      return { changed: true, warnings };
     });
   }
 
@@ -173,33 +176,39 @@ export class AdminService {
   async ignore(id: number, actor: Actor, reason: string): Promise<ActionResult> {
     const rowId = parseInput(rowIdSchema, id, 'id');
     const why = parseInput(requiredReasonSchema, reason, 'reason');
-    return this.act(actor, 'dlq.ignore', `dlq:${rowId}`, why, async (now) => {
+    return this.act(actor, 'dlq.ignore', `dlq:${rowId}`, why, async (now, ok) => {
       const row = await this.deadLetter(rowId);
       if (!IGNORABLE.has(row.status)) throw this.stateConflict(row, 'ignored', 'pending or dead');
-      if (!(await this.o.store.ignoreDeadLetter(rowId, why, { actor: actor.name, now }))) {
+      const audit = ok({ messageId: row.messageId, group: row.group });
+      if (!(await this.o.store.ignoreDeadLetter(rowId, why, { actor: actor.name, now, audit }))) {
         throw this.changedMeanwhile(rowId);
       }
-      return { result: { changed: true, warnings: [] }, detail: { messageId: row.messageId, group: row.group } };
+      return { changed: true, warnings: [] };
     });
   }
 
-  /** Replaces a dead letter's body (the old one stays in its history), then replays it. Needs `allowEdit`. */
+  /**
+   * Replaces a dead letter's body (the old one stays in its history) and replays it, in one
+   * transaction: the body is never left edited without the replay. Needs `allowEdit`.
+   */
   async edit(id: number, actor: Actor, body: string, reason: string): Promise<ActionResult> {
     const rowId = parseInput(rowIdSchema, id, 'id');
     const newBody = parseInput(editBodySchema, body, 'body');
     const why = parseInput(requiredReasonSchema, reason, 'reason');
-    return this.act(actor, 'dlq.edit', `dlq:${rowId}`, why, async (now) => {
+    return this.act(actor, 'dlq.edit', `dlq:${rowId}`, why, async (now, ok) => {
       if (!this.o.allowEdit) throw new ForbiddenError('editing dead letters is disabled (enable it with allowEdit)');
       const row = await this.deadLetter(rowId);
       if (!REPLAYABLE.has(row.status)) throw this.stateConflict(row, 'edited', 'pending, dead or ignored');
-      const ctx = { actor: actor.name, now };
-      if (!(await this.o.store.editDeadLetter(rowId, newBody, ctx))) throw this.changedMeanwhile(rowId);
       const warnings = await replayWindowWarnings(this.o.store, this.o.inboxWindowMs, row, now);
-      if (!(await this.o.store.requestReplay(rowId, ctx))) {
-        warnings.push('the body was replaced, but the row changed state before it could be made due: replay it again');
-      }
-      const detail = { messageId: row.messageId, group: row.group, bodyChars: newBody.length };
-      return { result: { changed: true, warnings }, detail };
+      const audit = ok({ messageId: row.messageId, group: row.group, bodyChars: newBody.length }, warnings);
+      const edited = await this.o.store.editDeadLetter(
+        rowId,
+        newBody,
+        { actor: actor.name, now, audit },
+        { replay: true },
+      );
+      if (!edited) throw this.changedMeanwhile(rowId);
+      return { changed: true, warnings };
     });
   }
 
@@ -207,30 +216,35 @@ export class AdminService {
   async resend(messageId: string, actor: Actor, reason?: string | null): Promise<ActionResult> {
     const id = parseInput(messageIdSchema, messageId, 'messageId');
     const why = parseInput(optionalReasonSchema, reason, 'reason');
-    return this.act(actor, 'outbox.resend', `outbox:${id}`, why, async (now) => {
+    return this.act(actor, 'outbox.resend', `outbox:${id}`, why, async (now, ok) => {
       const row = (await this.o.store.lineage(id))?.outbox;
       if (!row) throw new NotFoundError(`no outbox row has message id ${id}`);
-      if (!(await this.o.store.resendOutbox(id, { actor: actor.name, now }))) {
+      const warnings = resendWindowWarnings(this.o.inboxWindowMs, row.createdAt, now);
+      const audit = ok({ previousStatus: row.status, type: row.type }, warnings);
+      if (!(await this.o.store.resendOutbox(id, { actor: actor.name, now, audit }))) {
         throw new ConflictError(`outbox message ${id} changed or was purged meanwhile; look at it again`);
       }
-      const warnings = resendWindowWarnings(this.o.inboxWindowMs, row.createdAt, now);
-      return { result: { changed: true, warnings }, detail: { previousStatus: row.status, type: row.type } };
+      return { changed: true, warnings };
     });
   }
 
   /** Starts a bulk action over the rows matching a filter; a job runner works through it at `ratePerSecond`. */
   async createJob(actor: Actor, input: JobInput): Promise<ActionResult & { job: AdminJob }> {
     const job = parseInput(jobInputSchema(this.o.maxJobRatePerSecond), input, '');
-    return this.act(actor, 'job.create', 'job:new', job.reason, async (now) => {
-      const created = await this.o.store.createJob({ ...job, actor: actor.name, now });
-      const warnings = job.kind === 'dlq.ignore' ? [] : jobWindowWarnings(this.o.inboxWindowMs, job.filter.from, now);
-      if (created.total === 0) warnings.push('no row matches the filter');
+    return this.act(actor, 'job.create', 'job:new', job.reason, async (now, ok) => {
+      const windowWarnings =
+        job.kind === 'dlq.ignore' ? [] : jobWindowWarnings(this.o.inboxWindowMs, job.filter.from, now);
+      const warningsFor = (created: AdminJob) =>
+        created.total === 0 ? [...windowWarnings, 'no row matches the filter'] : windowWarnings;
+      const created = await this.o.store.createJob({ ...job, actor: actor.name, now }, (made) =>
+        ok(
+          { kind: job.kind, filter: job.filter, total: made.total, ratePerSecond: job.ratePerSecond },
+          warningsFor(made),
+          `job:${made.id}`,
+        ),
+      );
       this.o.onJobCreated?.(created);
-      return {
-        result: { changed: true, warnings, job: created },
-        target: `job:${created.id}`,
-        detail: { kind: job.kind, filter: job.filter, total: created.total, ratePerSecond: job.ratePerSecond },
-      };
+      return { changed: true, warnings: warningsFor(created), job: created };
     });
   }
 
@@ -238,13 +252,15 @@ export class AdminService {
   async cancelJob(id: number, actor: Actor, reason?: string | null): Promise<ActionResult> {
     const jobId = parseInput(rowIdSchema, id, 'id');
     const why = parseInput(optionalReasonSchema, reason, 'reason');
-    return this.act(actor, 'job.cancel', `job:${jobId}`, why, async (now) => {
+    return this.act(actor, 'job.cancel', `job:${jobId}`, why, async (now, ok) => {
       const job = await this.o.store.getJob(jobId);
       if (!job) throw new NotFoundError(`job ${jobId} not found`);
       if (job.status !== 'running')
         throw new ConflictError(`job ${jobId} is ${job.status}; only a running job can be cancelled`);
-      if (!(await this.o.store.cancelJob(jobId, now))) throw new ConflictError(`job ${jobId} finished meanwhile`);
-      return { result: { changed: true, warnings: [] }, detail: { done: job.done, total: job.total } };
+      if (!(await this.o.store.cancelJob(jobId, now, ok({ done: job.done, total: job.total })))) {
+        throw new ConflictError(`job ${jobId} finished meanwhile`);
+      }
+      return { changed: true, warnings: [] };
     });
   }
 
@@ -253,11 +269,13 @@ export class AdminService {
     action: string,
     target: string,
     reason: string | null,
-    work: (now: number) => Promise<{ result: R; target?: string; detail?: Record<string, unknown> }>,
+    work: (now: number, ok: OkEntry) => Promise<R>,
   ): Promise<R> {
     const who = parseInput(actorSchema, actor, 'actor');
     const now = this.o.clock.now();
-    return auditedAction(this.o.store, this.o.logger, { actor: who, action, target, reason, now }, () => work(now));
+    return auditedAction(this.o.store, this.o.logger, { actor: who, action, target, reason, now }, (ok) =>
+      work(now, ok),
+    );
   }
 
   private async deadLetter(id: number): Promise<DeadLetterRow> {

@@ -30,7 +30,7 @@ export type {
 } from './admin-schemas.js';
 export { formatDuration } from './inbox-window.js';
 export { StoreDirectory, STORE_NAME, DEFAULT_STORE_NAME } from './store-directory.js';
-export type { StoreEntry, StoreDirectoryOptions } from './store-directory.js';
+export type { ServedStore, StoreEntry, StoreDirectoryOptions } from './store-directory.js';
 export type { MergedLineage, FromStore } from './lineage-merge.js';
 export type { MergedOverview } from './overview-merge.js';
 export type { StoreUnavailable } from './store-fanout.js';

@@ -46,7 +46,8 @@ export async function askEvery<E extends { readonly name: string }, T>(
 
 class StoreTimeoutError extends StoreError {}
 
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+/** `work`, or a {@link StoreError} once `ms` have passed without an answer (the work itself goes on). */
+export function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new StoreTimeoutError(`the database did not answer within ${ms} ms`)), ms);

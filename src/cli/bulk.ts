@@ -1,3 +1,4 @@
+import { escapeControlChars } from '../core/control-chars.js';
 import type { JobInput } from '../admin/admin-schemas.js';
 import { JobRunner } from '../admin/jobs/job-runner.js';
 import type { AdminJob } from '../ports/admin-store.js';
@@ -10,9 +11,10 @@ import { createProgress } from './output/progress.js';
 const POLL_MS = 200;
 
 /**
- * Creates a bulk job (audited like any action) and runs it in this process with a progress bar.
- * Ctrl-C stops after the current batch; the job keeps its cursor and any job runner (e.g. the
- * one in `surety start`) finishes it once this process's lease expires.
+ * Creates a bulk job (audited like any action) and runs it in this process with a progress bar. A
+ * job that matched nothing is created done: it says so and exits 0. Ctrl-C stops after the current
+ * batch; the job keeps its cursor and any job runner (e.g. the one in `surety start`) finishes it
+ * once this process's lease expires.
  */
 export async function runBulkJob(ctx: AdminContext, io: CliIo, input: JobInput, json: boolean): Promise<number> {
   let created: Awaited<ReturnType<AdminContext['admin']['createJob']>>;
@@ -22,13 +24,13 @@ export async function runBulkJob(ctx: AdminContext, io: CliIo, input: JobInput, 
     throw asUsageError(err);
   }
   const { job } = created;
-  for (const w of created.warnings) io.err.write(`warning: ${w}\n`);
+  for (const w of created.warnings) io.err.write(`warning: ${escapeControlChars(w)}\n`);
   let final: AdminJob = job;
   if (job.total > 0 && job.status === 'running') {
     final = await follow(ctx, io, job);
   }
   if (json) writeJson(io, final);
-  else io.out.write(summary(final));
+  else io.out.write(escapeControlChars(summary(final), { keepNewlines: true }));
   if (final.status === 'running') return EXIT.failed; // interrupted: not finished here
   return final.status === 'done' ? EXIT.ok : EXIT.failed;
 }
@@ -61,6 +63,8 @@ async function follow(ctx: AdminContext, io: CliIo, job: AdminJob): Promise<Admi
 }
 
 function summary(job: AdminJob): string {
+  // Created done: no runner ever needs to take it up.
+  if (job.total === 0) return `job ${job.id} (${job.kind}) done: nothing matched, no row changed\n`;
   const head = `job ${job.id} (${job.kind}) ${job.status}: ${job.done}/${job.total} rows examined, ${job.changed} changed`;
   if (job.status === 'running')
     return `${head}\nstopped here; a job runner (surety start) resumes it from row ${job.cursor}\n`;

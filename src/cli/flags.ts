@@ -21,6 +21,8 @@ const FLAG_OF: Record<string, string> = {
   'filter.target': '--target',
   'page.limit': '--limit',
   'page.before': '--before',
+  filter: 'filter flags',
+  all: '--all',
   reason: '--reason',
   ratePerSecond: '--rate',
   id: '<id>',

@@ -1,4 +1,5 @@
 import { CommanderError } from 'commander';
+import { escapeControlChars } from '../core/control-chars.js';
 import { EXIT, exitFor } from './cli-errors.js';
 import type { CliIo } from './io.js';
 import { createProgram } from './program.js';
@@ -47,7 +48,8 @@ export async function main(
       return EXIT.usage;
     }
     const { code, message } = exitFor(e);
-    err.write(`surety: ${message}\n`);
+    // Store and driver errors can quote message data: never let it steer the terminal.
+    err.write(`surety: ${escapeControlChars(message, { keepNewlines: true })}\n`);
     return code;
   }
 }

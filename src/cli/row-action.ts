@@ -1,3 +1,4 @@
+import { escapeControlChars } from '../core/control-chars.js';
 import type { Command } from 'commander';
 import { AdminError } from '../admin/admin-errors.js';
 import type { JobInput } from '../admin/admin-schemas.js';
@@ -10,6 +11,7 @@ import { writeJson, type CliIo } from './io.js';
 
 export interface RowActionFlags extends CommonOptions {
   readonly allMatching?: boolean;
+  readonly all?: boolean;
   readonly rate?: string;
   readonly reason?: string;
 }
@@ -33,18 +35,20 @@ export interface RowAction<Id> {
   act(ctx: AdminContext, id: Id, reason: string | null): Promise<{ readonly warnings: readonly string[] }>;
 }
 
-/** `--all-matching`, `--rate` and `--reason`; `verb` says what `--all-matching` does to each row. */
+/** `--all-matching`, `--all`, `--rate` and `--reason`; `verb` says what a bulk job does to each row. */
 export function withRowActionOptions(cmd: Command, verb: string, reasonHelp: string): Command {
   return cmd
-    .option('--all-matching', `${verb} every row the filter flags match, as a bulk job`)
+    .option('--all-matching', `${verb} every row the filter flags match, as a bulk job (needs a filter flag)`)
+    .option('--all', `${verb} every row, with no filter flag, as a bulk job`)
     .option('--rate <n>', 'bulk job: rows per second (default 50)')
     .option('--reason <text>', reasonHelp);
 }
 
 /**
- * Runs `action` on the rows named by `ids`, one by one, or with `--all-matching` on every row the
- * filter flags select, as a bulk job with a progress bar. Ids and filter flags never mix. Returns
- * the exit code: 1 when any row could not be done (the others still are).
+ * Runs `action` on the rows named by `ids`, one by one, or as a bulk job with a progress bar: with
+ * `--all-matching` on every row the filter flags select (at least one is required), with `--all` on
+ * every row. Ids and filter flags never mix. Returns the exit code: 1 when any row could not be done
+ * (the others still are).
  */
 export async function runRowAction<Id>(
   io: CliIo,
@@ -55,15 +59,26 @@ export async function runRowAction<Id>(
 ): Promise<number> {
   const reason = o.reason?.trim() || null;
   const json = Boolean(o.json);
-  if (o.allMatching) {
-    if (ids.length > 0) throw new UsageError(`give either ${action.ids} or --all-matching with filter flags, not both`);
-    const filter = filterFlags.parse();
+  if (o.allMatching || o.all) {
+    const how = o.all ? '--all' : '--all-matching';
+    if (ids.length > 0) throw new UsageError(`give either ${action.ids} or ${how}, not both`);
+    if (o.all && filterFlags.given)
+      throw new UsageError('--all acts on every row: drop the filter flags, or use --all-matching with them');
+    if (!o.all && !filterFlags.given)
+      throw new UsageError('--all-matching needs at least one filter flag; to act on every row, use --all');
+    const filter = o.all ? {} : filterFlags.parse();
     const rate = integerFlag('--rate', o.rate, 1, 10_000);
-    const input = { kind: action.kind, filter, reason, ...(rate ? { ratePerSecond: rate } : {}) } as JobInput;
+    const input = {
+      kind: action.kind,
+      filter,
+      ...(o.all ? { all: true } : {}),
+      reason,
+      ...(rate ? { ratePerSecond: rate } : {}),
+    } as JobInput;
     return withAdmin(o, io, (ctx) => runBulkJob(ctx, io, input, json));
   }
   if (filterFlags.given) throw new UsageError('filter flags select rows only with --all-matching');
-  if (o.rate !== undefined) throw new UsageError('--rate applies only with --all-matching');
+  if (o.rate !== undefined) throw new UsageError('--rate applies only with --all-matching or --all');
   if (ids.length === 0) throw new UsageError(action.missing);
   const rows = action.parseIds(ids);
   return withAdmin(o, io, (ctx) => actOnRows(ctx, io, action, rows, reason, json));
@@ -86,14 +101,14 @@ async function actOnRows<Id>(
       results.push({ [action.idKey]: id, ...r });
       if (!json) {
         io.out.write(`${label}: ${action.done}\n`);
-        for (const w of r.warnings) io.err.write(`warning: ${label}: ${w}\n`);
+        for (const w of r.warnings) io.err.write(`warning: ${label}: ${escapeControlChars(w)}\n`);
       }
     } catch (err) {
       const e = asUsageError(err);
       if (!(e instanceof AdminError)) throw e;
       code = EXIT.failed;
       results.push({ [action.idKey]: id, changed: false, error: { code: e.code, message: e.message } });
-      if (!json) io.err.write(`surety: ${label}: ${e.message}\n`);
+      if (!json) io.err.write(`surety: ${label}: ${escapeControlChars(e.message)}\n`);
     }
   }
   if (json) writeJson(io, { action: action.kind, results });

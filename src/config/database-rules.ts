@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_STORE_NAME } from '../admin/store-directory.js';
+import { quoteValue } from './quote-value.js';
 
 type Mapping = Record<string, unknown>;
 const isMapping = (v: unknown): v is Mapping => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -40,7 +41,7 @@ export const databaseRules = z.superRefine(
         ctx.addIssue({
           code: 'custom',
           path,
-          message: `must be one of the databases: ${names.join(', ')} (got ${JSON.stringify(value.slice(0, 60))})`,
+          message: `must be one of the databases: ${names.join(', ')} (got ${quoteValue(value.slice(0, 60))})`,
         });
     };
     const relay = isMapping(config.relay) ? config.relay : {};

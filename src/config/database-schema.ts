@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { STORE_NAME } from '../admin/store-directory.js';
-import { redact } from '../stores/open-store.js';
+import { quoteValue } from './quote-value.js';
 
 const sqlName = (what: string) =>
   z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, { error: `must be a ${what}: letters, digits and _` });
@@ -10,7 +10,7 @@ const url = (required: string) =>
     if (!/^(postgres|postgresql|mysql|mariadb|sqlite):/i.test(value))
       ctx.addIssue({
         code: 'custom',
-        message: `unsupported URL "${redact(value)}": use postgres://, mysql://, mariadb:// or sqlite:<path>`,
+        message: `unsupported URL ${quoteValue(value)}: use postgres://, mysql://, mariadb:// or sqlite:<path>`,
       });
   });
 

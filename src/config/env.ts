@@ -1,5 +1,6 @@
 import { parseDatabasesVariable } from './databases-variable.js';
 import { setValue } from './set-value.js';
+import { parseTokensVariable } from './tokens-variable.js';
 
 /** How an environment variable's text becomes a config value. */
 type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'list' | 'tokens' | 'databases';
@@ -79,7 +80,8 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
 
 /**
  * Parses one variable. A value of the wrong shape is passed on as text, so the schema refuses it
- * with the same message a file would get.
+ * with the same message a file would get; lists of entries that hold secrets (databases, tokens)
+ * are checked here, by errors that never show an entry.
  */
 function convert(kind: Kind, raw: string, name: string): unknown {
   const text = raw.trim();
@@ -97,15 +99,7 @@ function convert(kind: Kind, raw: string, name: string): unknown {
         .map((s) => s.trim())
         .filter(Boolean);
     case 'tokens':
-      return text
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-        .map((entry) => {
-          const [name = '', role = '', ...rest] = entry.split(':');
-          const secret = rest.join(':');
-          return secret.startsWith('sha256=') ? { name, role, sha256: secret.slice(7) } : { name, role, token: secret };
-        });
+      return parseTokensVariable(text, name);
     default:
       return text;
   }

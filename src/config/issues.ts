@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { redact } from '../stores/open-store.js';
 import type { ConfigProblem } from './config-error.js';
+import { quoteValue } from './quote-value.js';
 
 type Issue = z.core.$ZodIssue;
 type Path = readonly PropertyKey[];
@@ -101,13 +101,18 @@ function article(expected: string): string {
   return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
 }
 
-/** ` (got "kafka")`, never showing a secret: tokens are hidden, URL passwords masked. */
+/** Keys whose values, and everything under them, are secrets (or may be, in a misplaced field). */
+const SECRET_KEY = /token|sha256|pass(word|wd)?|pwd|secret|credential|api[-_]?key|private[-_]?key/i;
+
+/**
+ * ` (got "kafka")`, never showing a secret: nothing under a secret-looking key (`console.tokens`,
+ * `sessionSecret`) is shown, and URL passwords are masked.
+ */
 function shown(path: Path, value: unknown): string {
   if (value === undefined) return '';
-  const last = String(path.at(-1) ?? '');
-  if (/token|sha256|password|secret/i.test(last)) return '';
+  if (path.some((key) => typeof key === 'string' && SECRET_KEY.test(key))) return '';
   if (value !== null && typeof value === 'object') return ` (got ${Array.isArray(value) ? 'a list' : 'a mapping'})`;
-  const text = typeof value === 'string' ? JSON.stringify(redact(value)) : String(value);
+  const text = typeof value === 'string' ? quoteValue(value) : String(value);
   return ` (got ${text.length > 80 ? `${text.slice(0, 77)}...` : text})`;
 }
 

@@ -6,6 +6,7 @@ import { applyEnvironment } from './env.js';
 import { toProblems } from './issues.js';
 import { configSchema, type SuretyConfig } from './schema.js';
 import { setValue } from './set-value.js';
+import { describeSyntaxError } from './syntax-error.js';
 
 /** A value given on the command line, applied over file and environment. */
 export interface ConfigOverride {
@@ -71,18 +72,15 @@ async function readConfigFile(file: string): Promise<Record<string, unknown>> {
     const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : String(code ?? err);
     throw new ConfigError([{ path: '(file)', message: `cannot read ${file}: ${why}` }], { cause: err });
   }
+  const format = /\.json$/i.test(file) ? 'JSON' : 'YAML';
   let parsed: unknown;
   try {
     // YAML is a superset of JSON; JSON.parse first gives better positions for .json files.
-    parsed = /\.json$/i.test(file) ? JSON.parse(text) : parseYaml(text);
+    parsed = format === 'JSON' ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    const detail = err instanceof Error ? err.message.split('\n', 1)[0] : String(err);
-    throw new ConfigError(
-      [{ path: '(file)', message: `${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${detail}` }],
-      {
-        cause: err,
-      },
-    );
+    // No cause: the parser's message quotes the file, which may hold a secret.
+    const why = describeSyntaxError(text, err, format);
+    throw new ConfigError([{ path: '(file)', message: `${file} is not valid ${format}: ${why}` }]);
   }
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== 'object' || Array.isArray(parsed))

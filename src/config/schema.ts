@@ -91,8 +91,10 @@ const consoleSection = z
       .string()
       .regex(/^\/([A-Za-z0-9._~-]+\/?)*$/, { error: 'must be a path starting with /, e.g. /surety' })
       .default('/'),
-    /** Mark the session cookie Secure (when a TLS proxy serves the console). */
-    cookieSecure: z.boolean().default(false),
+    /** Force the session cookie's Secure flag; unset, it is Secure when the request came over HTTPS. */
+    cookieSecure: z.boolean().optional(),
+    /** Believe X-Forwarded-Proto / X-Forwarded-Prefix from a reverse proxy in front of the console. */
+    trustProxy: z.boolean().default(false),
     /** Other origins the console is reached under, e.g. behind a proxy. */
     allowedOrigins: z.array(z.url({ error: 'must be an origin like https://ops.example.com' })).default([]),
     /** HMAC key of session cookies, shared by instances behind one load balancer (at least 32 characters). */
@@ -110,11 +112,17 @@ const consoleSection = z
         path: ['tokens'],
         message: 'at least one token is required when console.enabled is true',
       });
-    const names = new Set<string>();
+    // Names the other entry rather than the name: nothing under tokens is echoed.
+    const names = new Map<string, number>();
     c.tokens.forEach((t, i) => {
-      if (names.has(t.name))
-        ctx.addIssue({ code: 'custom', path: ['tokens', i, 'name'], message: `"${t.name}" is used twice` });
-      names.add(t.name);
+      const first = names.get(t.name);
+      if (first !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tokens', i, 'name'],
+          message: `is the name of tokens[${first}] too: token names must be unique`,
+        });
+      else names.set(t.name, i);
     });
   });
 
@@ -145,7 +153,7 @@ export const configSchema = z
       host: '127.0.0.1',
       port: 8080,
       basePath: '/',
-      cookieSecure: false,
+      trustProxy: false,
       allowedOrigins: [],
       allowEdit: false,
       tokens: [],

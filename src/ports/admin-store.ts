@@ -4,7 +4,8 @@ import type { OutboxRow, OutboxStats, OutboxStatus } from './outbox-store.js';
 /**
  * The admin concern of a store: what operators read (lists, lineage, overview, relay heartbeats,
  * audit) and the actions they take. Every action is a conditional update decided by the number of
- * affected rows, and writes its history row in the same transaction. Times are epoch milliseconds.
+ * affected rows, and writes its history row (and, when given, its audit entry) in the same
+ * transaction. Times are epoch milliseconds.
  */
 
 /** Filters shared by lists and bulk jobs. Text filters are exact, but `error` (a case-insensitive substring). */
@@ -189,6 +190,26 @@ export interface NewJob {
 export interface ActionContext {
   readonly actor: string;
   readonly now: number;
+  /**
+   * The action's `ok` audit entry. The store inserts it in the action's own transaction when the
+   * row changes (and not when nothing changed), so no change is ever left without its entry, nor an
+   * entry without its change: if the insert fails, the action rolls back and the call rejects.
+   * Without it, no audit entry is written.
+   * @example
+   * const audit = { at: now, actor: 'alice', role: 'operator', action: 'dlq.replay', target: 'dlq:7',
+   *   reason: 'fixed', outcome: 'ok', detail: null } as const;
+   * if (!(await store.requestReplay(7, { actor: 'alice', now, audit }))) console.log('row changed meanwhile');
+   */
+  readonly audit?: NewAuditEntry;
+}
+
+/** How {@link AdminStore.editDeadLetter} edits. */
+export interface EditOptions {
+  /**
+   * Also make the row due now (as {@link AdminStore.requestReplay}) in the same transaction: the row
+   * must then be pending, dead or ignored, and either both the edit and the replay happen or neither.
+   */
+  readonly replay?: boolean;
 }
 
 export interface AdminStore {
@@ -209,16 +230,23 @@ export interface AdminStore {
   requestReplay(id: number, ctx: ActionContext): Promise<boolean>;
   /** pending or dead -> ignored with a reason. */
   ignoreDeadLetter(id: number, reason: string, ctx: ActionContext): Promise<boolean>;
-  /** Replaces the body of a row that is not replaying; the previous body goes into the history. */
-  editDeadLetter(id: number, body: string, ctx: ActionContext): Promise<boolean>;
+  /**
+   * Replaces the body of a row that is not replaying; the previous body goes into the history. With
+   * `options.replay`, edit and replay are one transaction (see {@link EditOptions}).
+   */
+  editDeadLetter(id: number, body: string, ctx: ActionContext, options?: EditOptions): Promise<boolean>;
   /** Any status -> pending, due now, attempts reset to 0 (history kept), same message id. */
   resendOutbox(messageId: string, ctx: ActionContext): Promise<boolean>;
 
   appendAudit(entry: NewAuditEntry): Promise<number>;
   listAudit(filter: AuditFilter, page: PageRequest): Promise<Page<AuditEntry>>;
 
-  /** Counts the matching rows and fixes maxId. */
-  createJob(job: NewJob): Promise<AdminJob>;
+  /**
+   * Counts the matching rows and fixes maxId; a job matching nothing is created done, and a replay
+   * whose filter names no status is stored as pending, dead. `audit`, given the created job (its id
+   * names the target), returns the `ok` audit entry inserted in the same transaction.
+   */
+  createJob(job: NewJob, audit?: (created: AdminJob) => NewAuditEntry): Promise<AdminJob>;
   getJob(id: number): Promise<AdminJob | undefined>;
   listJobs(page: PageRequest): Promise<Page<AdminJob>>;
   /**
@@ -231,13 +259,15 @@ export interface AdminStore {
   /**
    * One batch of at most `limit` rows, in one transaction, only while `owner` holds the job: acts on
    * each row (conditional update plus history row), advances cursor, done and changed, renews the
-   * lease, and sets status done when no row is left. Undefined when the owner lost the job.
+   * lease for leaseMs from the batch's commit, and sets status done when no row is left. A row another
+   * transaction holds is not waited for: the batch stops before it and a later batch takes it up.
+   * Undefined when the owner lost the job.
    */
   runJobBatch(jobId: number, owner: string, limit: number, now: number, leaseMs: number): Promise<AdminJob | undefined>;
-  /** running -> cancelled. */
-  cancelJob(id: number, now: number): Promise<boolean>;
-  /** running -> failed with an error (e.g. a filter that no longer parses). */
-  failJob(id: number, error: string, now: number): Promise<boolean>;
+  /** running -> cancelled; `audit` is inserted in the same transaction, only if the job was cancelled. */
+  cancelJob(id: number, now: number, audit?: NewAuditEntry): Promise<boolean>;
+  /** running -> failed with an error (e.g. a filter that no longer parses); with `owner`, only while it holds the job. */
+  failJob(id: number, error: string, now: number, owner?: string): Promise<boolean>;
 }
 
 /** Convenience for callers that only need the counts. */

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../core/errors.js';
+import { redact } from '../core/redact.js';
 import type { AdminStore } from '../ports/admin-store.js';
 import type { ConsumerStore } from '../ports/consumer-store.js';
 import type { OutboxStore } from '../ports/outbox-store.js';
@@ -48,7 +49,5 @@ export async function openOutboxStore(options: OpenStoreOptions): Promise<Outbox
   }
 }
 
-/** Hides a password in a connection URL, for error messages and logs. */
-export function redact(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
-}
+// Callers that open stores also show their URLs.
+export { redact };

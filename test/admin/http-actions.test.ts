@@ -224,6 +224,32 @@ for (const dialect of Object.keys(storeFixtures) as (keyof typeof storeFixtures)
       expect(list.body.items.map((j: { id: number }) => j.id)).toEqual([slowId, id]);
     });
 
+    it('acts on every row only with "all": true, replaying no ignored row unless named, and ends empty jobs at once', async () => {
+      const group = uniqueName('g');
+      const [deadRow, ignored] = await seedDeadLetters(fx.store, 2, { group, status: 'dead' });
+      await fx.store.ignore(ignored!.id, 'customer cancelled', Date.now());
+      const before = (await fx.store.listJobs({ limit: 1 })).items[0]?.id ?? 0;
+      const refused = await op('POST', '/api/jobs', { kind: 'dlq.replay', reason: 'no filter' });
+      expect(refused.status, refused.text).toBe(400);
+      expect((await fx.store.listJobs({ limit: 1 })).items[0]?.id ?? 0).toBe(before);
+
+      const all = await op('POST', '/api/jobs', { kind: 'dlq.replay', all: true, ratePerSecond: 10_000 });
+      expect(all.status, all.text).toBe(202);
+      expect(all.body.job.filter).toEqual({ status: ['pending', 'dead'] });
+      const id = all.body.job.id as number;
+      await waitFor(
+        'the job to finish',
+        async () => (await op('GET', `/api/jobs/${id}`)).body.status === 'done',
+        20_000,
+      );
+      expect((await row(deadRow!.id)).status).toBe('pending');
+      expect(await row(ignored!.id)).toMatchObject({ status: 'ignored', ignoredReason: 'customer cancelled' });
+
+      const none = await op('POST', '/api/jobs', { kind: 'outbox.resend', filter: { key: uniqueName('nobody') } });
+      expect(none.status, none.text).toBe(202);
+      expect(none.body.job).toMatchObject({ status: 'done', total: 0, owner: null });
+    });
+
     it('pages lists newest first without overlap, and shows lineage and the overview', async () => {
       const group = uniqueName('g');
       const seeded = await seedDeadLetters(fx.store, 5, { group, error: 'Timeout talking to billing' });

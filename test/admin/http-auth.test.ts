@@ -3,10 +3,13 @@
  * request is refused and changes nothing; secrets never appear in responses or logs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiResponse } from '../support/admin-http.js';
+import { createAdminApp, type AdminAppOptions } from '../../src/admin/index.js';
+import type { StoreFixture } from '../conformance/outbox-store-suite.js';
+import { newToken, type ApiResponse } from '../support/admin-http.js';
 import { startAdminFixture, type AdminFixture } from '../support/admin-fixture.js';
-import { seedDeadLetters, seedOutbox } from '../support/admin-seed.js';
+import { seedDeadLetters, seedOutbox, type AdminTestStore } from '../support/admin-seed.js';
 import { uniqueName } from '../support/env.js';
+import { storeFixtures } from '../support/stores.js';
 
 const UUID = '0194b7a0-0000-7000-8000-000000000001';
 
@@ -159,6 +162,9 @@ describe('admin HTTP authentication and CSRF (SQLite)', () => {
       });
       expect(res.status, what).toBe(403);
       expect(res.body.error.code).toBe('SURETY_FORBIDDEN');
+      // Only a missing or stale CSRF token says so: the console reloads the session for it, and for nothing else.
+      const csrfIssue = (res.body.error.issues ?? []).some((i: { path: string }) => i.path === 'header.x-csrf-token');
+      expect(csrfIssue, what).toBe(/CSRF token|another session/.test(what));
     }
     // A form post (no JSON, no header) from another site: refused before the body is even read.
     const form = await fx.api.call('POST', `/api/dead-letters/${id}/replay`, {
@@ -189,6 +195,7 @@ describe('admin HTTP authentication and CSRF (SQLite)', () => {
 
   it('ends the session on logout and refuses a tampered or expired cookie', async () => {
     const { cookie, csrf } = await login(fx.tokens.viewer);
+    const other = await login(fx.tokens.viewer);
     const origin = new URL(fx.server.url).origin;
     const [name, value] = cookie.split('=') as [string, string];
     const [body, sig] = value.split('.') as [string, string];
@@ -201,9 +208,20 @@ describe('admin HTTP authentication and CSRF (SQLite)', () => {
     expect(
       (await fx.api.call('GET', '/api/overview', { headers: { cookie: `${name}=${expired}.${sig}` } })).status,
     ).toBe(401);
+    expect((await fx.api.call('GET', '/api/overview', { headers: { cookie } })).status).toBe(200);
     const out = await fx.api.call('DELETE', '/api/session', { headers: { cookie, origin, 'x-csrf-token': csrf } });
     expect(out.status).toBe(204);
     expect(out.headers.get('set-cookie')).toMatch(/Max-Age=0/);
+    // A copy of the cookie kept after sign-out (another tab, a stolen one) no longer works.
+    for (const path of ['/api/overview', '/api/session']) {
+      const reused = await fx.api.call('GET', path, { headers: { cookie } });
+      expect(reused.status, path).toBe(401);
+      expect(reused.body.error.message).toMatch(/signed out/);
+    }
+    const again = await fx.api.call('DELETE', '/api/session', { headers: { cookie, origin, 'x-csrf-token': csrf } });
+    expect(again.status).toBe(401);
+    // The same person's other session is not affected.
+    expect((await fx.api.call('GET', '/api/session', { headers: { cookie: other.cookie } })).status).toBe(200);
   });
 
   it('never puts a token, cookie or CSRF token in a response or a log line', async () => {
@@ -234,5 +252,69 @@ describe('admin HTTP authentication and CSRF (SQLite)', () => {
   it('refuses what is not a known route once authenticated', async () => {
     const res = await fx.api.call('GET', `/api/messages/${UUID}/lineage`, { token: fx.tokens.viewer });
     expect(res.status).toBe(404);
+  });
+});
+
+describe('the session cookie is Secure over HTTPS (SQLite)', () => {
+  let f: StoreFixture;
+  const token = newToken('ops');
+  beforeAll(async () => {
+    f = await storeFixtures.sqlite('admin_secure');
+  });
+  afterAll(async () => f?.teardown());
+
+  /** The Set-Cookie of a login through `url` with `headers`, from an app built with `options`. */
+  async function cookieOf(options: Partial<AdminAppOptions>, url: string, headers: Record<string, string> = {}) {
+    const admin = createAdminApp({
+      store: f.store as AdminTestStore,
+      tokens: [{ name: 'ops', role: 'operator', token }],
+      consoleDir: false,
+      jobs: { enabled: false },
+      ...options,
+    });
+    try {
+      const res = await admin.fetch(
+        new Request(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ token }),
+        }),
+      );
+      expect(res.status).toBe(200);
+      const set = res.headers.get('set-cookie')!;
+      const out = await admin.fetch(
+        new Request(url, { method: 'DELETE', headers: { ...headers, authorization: `Bearer ${token}` } }),
+      );
+      return { login: set, logout: out.headers.get('set-cookie') ?? '' };
+    } finally {
+      await admin.close();
+    }
+  }
+  const secure = (setCookie: string) => /;\s*Secure(;|$)/i.test(setCookie);
+
+  it('is Secure when the request came over HTTPS', async () => {
+    expect(secure((await cookieOf({}, 'https://ops.example/api/session')).login)).toBe(true);
+    expect(secure((await cookieOf({}, 'http://ops.example/api/session')).login)).toBe(false);
+  });
+
+  it("believes a proxy's X-Forwarded-Proto only with trustProxy", async () => {
+    const https = { 'x-forwarded-proto': 'https' };
+    expect(secure((await cookieOf({}, 'http://10.0.0.5/api/session', https)).login)).toBe(false);
+    const trusted = await cookieOf({ trustProxy: true }, 'http://10.0.0.5/api/session', https);
+    expect(secure(trusted.login)).toBe(true);
+    expect(secure(trusted.logout)).toBe(true);
+    // The proxy nearest the browser comes first.
+    const chain = { 'x-forwarded-proto': 'https, http' };
+    expect(secure((await cookieOf({ trustProxy: true }, 'http://10.0.0.5/api/session', chain)).login)).toBe(true);
+    const plain = { 'x-forwarded-proto': 'http' };
+    expect(secure((await cookieOf({ trustProxy: true }, 'http://10.0.0.5/api/session', plain)).login)).toBe(false);
+  });
+
+  it('follows an explicit cookieSecure either way', async () => {
+    expect(secure((await cookieOf({ cookieSecure: true }, 'http://127.0.0.1/api/session')).login)).toBe(true);
+    const off = await cookieOf({ cookieSecure: false, trustProxy: true }, 'https://ops.example/api/session', {
+      'x-forwarded-proto': 'https',
+    });
+    expect(secure(off.login)).toBe(false);
   });
 });

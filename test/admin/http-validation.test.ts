@@ -150,8 +150,26 @@ describe('admin HTTP input validation (SQLite)', () => {
     invalid('POST', '/api/jobs', 'body.kind', /must be one of dlq.replay, dlq.ignore, outbox.resend/, {}),
     invalid('POST', '/api/jobs', 'body.kind', /must be one of/, { kind: 'dlq.delete' }),
     invalid('POST', '/api/jobs', 'body.reason', /is required/, { kind: 'dlq.ignore', filter: { group } }),
-    invalid('POST', '/api/jobs', 'body.ratePerSecond', /at least 1/, { kind: 'dlq.replay', ratePerSecond: 0 }),
-    invalid('POST', '/api/jobs', 'body.ratePerSecond', /at most 10000/, { kind: 'dlq.replay', ratePerSecond: 1e9 }),
+    invalid('POST', '/api/jobs', 'body.ratePerSecond', /at least 1/, {
+      kind: 'dlq.replay',
+      filter: { group },
+      ratePerSecond: 0,
+    }),
+    invalid('POST', '/api/jobs', 'body.ratePerSecond', /at most 10000/, {
+      kind: 'dlq.replay',
+      filter: { group },
+      ratePerSecond: 1e9,
+    }),
+    // A job over every row is asked for by name, never reached by a missing or emptied filter.
+    invalid('POST', '/api/jobs', 'body.filter', /at least one filter, or set "all": true/, { kind: 'dlq.replay' }),
+    invalid('POST', '/api/jobs', 'body.filter', /at least one filter/, { kind: 'outbox.resend', filter: {} }),
+    invalid('POST', '/api/jobs', 'body.filter', /at least one filter/, { kind: 'dlq.ignore', reason: 'r' }),
+    invalid('POST', '/api/jobs', 'body.all', /either a filter or "all", not both/, {
+      kind: 'dlq.replay',
+      filter: { group },
+      all: true,
+    }),
+    invalid('POST', '/api/jobs', 'body.all', /must be true/, { kind: 'dlq.replay', all: false }),
     invalid('POST', '/api/jobs', 'body.filter.status', /"sent" is not a status/, {
       kind: 'dlq.replay',
       filter: { status: ['sent'] },

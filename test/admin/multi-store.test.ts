@@ -25,7 +25,7 @@ import { seedDeadLetters, seedOutbox, type AdminTestStore } from '../support/adm
 import { uniqueName } from '../support/env.js';
 import { makePostgresFixture } from '../stores/fixtures.js';
 import { storeFixtures } from '../support/stores.js';
-import { waitFor } from '../support/wait.js';
+import { ManualClock, waitFor } from '../support/wait.js';
 
 const UNKNOWN_ID = '0194b7a0-0000-7000-8000-00000000abcd';
 
@@ -402,7 +402,8 @@ describe('a store whose database is down', () => {
     const group = uniqueName('g');
     await billing.transaction((tx) => billing.recordInbox(tx, messageId!, group, Date.now()));
     await seedDeadLetters(billing, 1, { group, status: 'dead' });
-    const admin = app({ orders, billing, ledger });
+    const clock = new ManualClock(Date.now());
+    const admin = app({ orders, billing, ledger }, { clock });
     try {
       expect((await get(admin, `/api/messages/${messageId}/lineage`)).status).toBe(200);
       expect((await get(admin, '/readyz')).status).toBe(200);
@@ -435,6 +436,9 @@ describe('a store whose database is down', () => {
       expect(o.stores.map((s) => s.name)).toEqual(['billing']);
       expect(o.unavailable.map((u) => u.store)).toEqual(['orders', 'ledger']);
 
+      // Readiness is a shared answer, reused for 1 s.
+      expect((await get(admin, '/readyz')).status).toBe(200);
+      clock.advance(1_000);
       expect((await get(admin, '/readyz')).status).toBe(503);
       const metrics = await (await get(admin, '/metrics')).text();
       expect(metrics).toMatch(/surety_admin_store_up\{store="orders"\} 0/);

@@ -168,9 +168,14 @@ for (const [dialect, allowEdit] of [
           .click();
         const dialog = page.getByRole('dialog', { name: 'Replay all matching…' });
         await dialog.getByText('error = declined order order-bulk').waitFor();
+        // The confirmation says how many rows the job is about to act on.
+        await dialog.getByText('3 dead letters match now.').waitFor();
         await dialog.getByRole('button', { name: 'Replay all matching…' }).click();
         await dialog.waitFor({ state: 'detached' });
-        await page.getByRole('status').getByText('Job started').waitFor();
+        await page
+          .getByRole('status')
+          .getByText(/^Job \d+ started over 3 dead letters/)
+          .waitFor();
 
         await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Jobs' }).click();
         const job = page.getByRole('row').filter({ hasText: 'dlq.replay' }).filter({ hasText: 'order-bulk' });
@@ -182,6 +187,38 @@ for (const [dialect, allowEdit] of [
           return rows.every((r) => r?.status === 'resolved');
         });
         for (const key of keys) expect(app.handled.filter((k) => k === key)).toHaveLength(1);
+      });
+
+      it('asks before a bulk action with no filter, naming what it covers and how many rows that is', async () => {
+        const { app, page } = s;
+        /** Opens the bulk dialog and returns it with the count it shows, between the store's counts around it. */
+        const open = async (route: string, label: string, count: () => Promise<number>) => {
+          await page.goto(`${app.url}#/${route}`);
+          const before = await count();
+          await page.getByRole('group', { name: 'Bulk actions' }).getByRole('button', { name: label }).click();
+          const dialog = page.getByRole('dialog', { name: label });
+          const text = (await dialog.getByText(/ match(es)? now[.:]/).textContent()) ?? '';
+          const shown = Number(/(\d+) [^.]* match(es)? now[.:]/.exec(text)?.[1]);
+          const after = await count();
+          expect(shown).toBeGreaterThanOrEqual(Math.min(before, after));
+          expect(shown).toBeLessThanOrEqual(Math.max(before, after));
+          return dialog;
+        };
+        const jobsBefore = (await app.store.listJobs({ limit: 1 })).items[0]?.id;
+        // A replay with no filter covers pending and dead rows, never ignored or resolved ones.
+        const openDeadLetters = async () =>
+          (await app.store.listDeadLetters({ status: ['pending', 'dead'] }, { limit: 500 })).items.length;
+        const replay = await open('dead-letters', 'Replay all matching…', openDeadLetters);
+        await replay.getByText('No filter is set: this acts on every pending or dead dead letter.').waitFor();
+        await replay.getByRole('button', { name: 'Cancel' }).click();
+        await replay.waitFor({ state: 'detached' });
+
+        const outboxRows = async () => (await app.store.listOutbox({}, { limit: 500 })).items.length;
+        const resend = await open('outbox', 'Resend all matching…', outboxRows);
+        await resend.getByText('No filter is set: this acts on every outbox message, sent ones included.').waitFor();
+        await resend.getByRole('button', { name: 'Cancel' }).click();
+        await resend.waitFor({ state: 'detached' });
+        expect((await app.store.listJobs({ limit: 1 })).items[0]?.id).toBe(jobsBefore);
       });
 
       it(`${allowEdit ? 'edits a dead letter’s body, then replays it' : 'hides edit-then-replay when the server does not allow it'}`, async () => {

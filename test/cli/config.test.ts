@@ -103,7 +103,7 @@ doctor: { relayStaleMs: soon }
       'config error at transport.kind: must be one of rabbitmq, embedded (got "kafka")',
       'config error at relay.batchSize: must be at least 1 (got 0)',
       'config error at console.port: must be at most 65535 (got 70000)',
-      'config error at console.tokens[0].role: must be one of viewer, operator (got "admin")',
+      'config error at console.tokens[0].role: must be one of viewer, operator',
       'config error at console.tokens[0].token: must be at least 16 characters long',
       'config error at doctor.relayStaleMs: must be a duration: milliseconds, or a number with ms, s, m, h or d (e.g. 30s, 15m, 7d) (got "soon")',
       'config error at consol: unknown key; allowed: database, databases, transport, relay, replayer, console, doctor',

@@ -101,6 +101,31 @@ describe.each(['sqlite', 'postgres'] as const)('surety dlq (%s)', (db) => {
     expect(created).toHaveLength(2);
   });
 
+  it('replays every pending or dead row with --all, never an ignored one, and says when nothing matched', async () => {
+    const ignored = await dlq('ignore', String(s.dlq.shipping), '--reason', 'customer cancelled');
+    expect(ignored.code, ignored.err).toBe(0);
+    const all = await json('replay', '--all', '--rate', '1000');
+    expect(all).toMatchObject({ kind: 'dlq.replay', status: 'done', total: 3, changed: 3 });
+    expect(all.filter).toEqual({ status: ['pending', 'dead'] });
+    expect(await f.store.getDeadLetterById(s.dlq.shipping)).toMatchObject({
+      status: 'ignored',
+      ignoredReason: 'customer cancelled',
+    });
+    expect((await f.store.getDeadLetterById(s.dlq.billingDead))!.status).toBe('pending');
+
+    // Naming ignored is how ignored rows are replayed in bulk.
+    const named = await json('replay', '--all-matching', '--status', 'ignored');
+    expect(named).toMatchObject({ status: 'done', total: 1, changed: 1 });
+    expect((await f.store.getDeadLetterById(s.dlq.shipping))!.status).toBe('pending');
+
+    // Nothing matched: the job is created done, and that is success.
+    const none = await dlq('replay', '--all-matching', '--group', 'nobody');
+    expect(none.code, none.err).toBe(0);
+    expect(none.out).toMatch(/^job \d+ \(dlq\.replay\) done: nothing matched, no row changed$/m);
+    const jobs = await f.store.listJobs({ limit: 1 });
+    expect(jobs.items[0]).toMatchObject({ status: 'done', total: 0, owner: null });
+  });
+
   it('refuses malformed input with a specific message and exit code 2, changing nothing', async () => {
     const before = await snapshot(f.store);
     const id = String(s.dlq.billingA);
@@ -120,10 +145,18 @@ describe.each(['sqlite', 'postgres'] as const)('surety dlq (%s)', (db) => {
       [['show'], "missing required argument 'id'"],
       [['show', '1', '2'], 'too many arguments'],
       [['replay'], 'give the ids of the dead letters to replay, or --all-matching'],
-      [['replay', id, '--all-matching'], 'give either ids or --all-matching with filter flags, not both'],
+      [['replay', id, '--all-matching'], 'give either ids or --all-matching, not both'],
+      [['replay', id, '--all'], 'give either ids or --all, not both'],
+      // A bulk job over no filter must be asked for by name, never reached by forgetting the filter.
+      [['replay', '--all-matching'], '--all-matching needs at least one filter flag; to act on every row, use --all'],
+      [['ignore', '--all-matching', '--reason', 'x'], '--all-matching needs at least one filter flag'],
+      [['replay', '--all', '--group', 'billing'], '--all acts on every row: drop the filter flags'],
       [['replay', '--group', 'billing'], 'filter flags select rows only with --all-matching'],
-      [['replay', id, '--rate', '5'], '--rate applies only with --all-matching'],
-      [['replay', '--all-matching', '--rate', '0'], '--rate must be an integer from 1 to 10000 (got "0")'],
+      [['replay', id, '--rate', '5'], '--rate applies only with --all-matching or --all'],
+      [
+        ['replay', '--all-matching', '--status', 'dead', '--rate', '0'],
+        '--rate must be an integer from 1 to 10000 (got "0")',
+      ],
       [['replay', '--all-matching', '--status', 'resolvd'], '--status: "resolvd" is not a status'],
       [['ignore', id], '--reason is required: say why these are ignored'],
       [['ignore', id, '--reason', '   '], '--reason is required'],

@@ -74,6 +74,12 @@ describe.each(['sqlite', 'postgres'] as const)('surety outbox and audit (%s)', (
     expect((await run('audit', '--actor', 'nobody')).out).toBe('no audit entry matches\n');
   });
 
+  it('resends the whole outbox only when asked with --all', async () => {
+    const all = await json('outbox', 'resend', '--all', '--rate', '1000');
+    expect(all).toMatchObject({ kind: 'outbox.resend', status: 'done', filter: {}, total: 3, changed: 3 });
+    expect(await f.store.get(s.outbox.sent)).toMatchObject({ status: 'pending', attempts: 0 });
+  });
+
   it('refuses malformed input with a specific message and exit code 2, changing nothing', async () => {
     const before = await snapshot(f.store);
     const cases: [string[], string][] = [
@@ -85,6 +91,11 @@ describe.each(['sqlite', 'postgres'] as const)('surety outbox and audit (%s)', (
       [['outbox', 'show', 'not-a-uuid'], '<messageId> must be a message id, a UUID (got "not-a-uuid")'],
       [['outbox', 'resend'], 'give the message ids to resend, or --all-matching'],
       [['outbox', 'resend', s.outbox.sent, '--all-matching'], 'give either message ids or --all-matching'],
+      [
+        ['outbox', 'resend', '--all-matching'],
+        '--all-matching needs at least one filter flag; to act on every row, use --all',
+      ],
+      [['outbox', 'resend', '--all', '--status', 'dead'], '--all acts on every row: drop the filter flags'],
       [['outbox', 'resend', '--topic', 'order.created'], 'filter flags select rows only with --all-matching'],
       [['outbox', 'resend', s.outbox.sent, 'nope'], '<messageId> must be a message id, a UUID (got "nope")'],
       [['outbox', 'resend', '--all-matching', '--since', 'soon'], '--since must be an ISO 8601 time'],

@@ -8,10 +8,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { JobRunnerStore } from '../../src/admin/jobs/job-runner.js';
 import type { AdminStore, DeadLetterEventKind, Page } from '../../src/ports/admin-store.js';
 import type { DeadLetterRow, FailureRecord, RetryDecision } from '../../src/ports/consumer-store.js';
 import type { NewOutboxRow, OutboxRow } from '../../src/ports/outbox-store.js';
 import { newRow } from '../support/rows.js';
+import { waitFor } from '../support/wait.js';
 import { failure } from './consumer-store-suite.js';
 import type { StoreFixture } from './outbox-store-suite.js';
 
@@ -158,6 +160,31 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
       expect(await ids({ to: 2_000 })).toEqual([a.id]);
       expect(await store.getDeadLetterById(b.id)).toEqual(b);
       expect(await store.getDeadLetterById(999_999)).toBeUndefined();
+    });
+
+    it('matches the error filter ignoring case beyond ASCII, in lists and bulk jobs', async () => {
+      const group = `g-${randomUUID().slice(0, 8)}`;
+      const accented = await seed({ group, error: 'ÉCHEC total du paiement' }, dead);
+      const greek = await seed({ group, error: 'ΣΦΑΛΜΑ στο δίκτυο' }, dead);
+      const other = await seed({ group, error: 'timeout' }, dead);
+      const ids = async (error: string) =>
+        (await store.listDeadLetters({ group, error }, { limit: 10 })).items.map((r) => r.id);
+      expect(await ids('échec')).toEqual([accented.id]);
+      expect(await ids('Échec TOTAL')).toEqual([accented.id]);
+      expect(await ids('σφάλμα')).toEqual([]); // accents still count: only case is ignored
+      expect(await ids('σφαλμα')).toEqual([greek.id]);
+      expect(await ids('ΔΊΚΤΥΟ')).toEqual([greek.id]);
+      const out = await deadOutbox(await add(newRow()), 'Ärger beim Senden');
+      expect((await store.listOutbox({ error: 'ärger' }, { limit: 10 })).items.map((r) => r.messageId)).toEqual([
+        out.messageId,
+      ]);
+      // A job counts and acts on the same rows the list shows.
+      const job = await newJob({ kind: 'dlq.ignore', filter: { group, error: 'échec' }, reason: 'known outage' });
+      expect(job.total).toBe(1);
+      await store.claimJob('a', 2_000, 60_000);
+      expect(await store.runJobBatch(job.id, 'a', 10, 2_100, 60_000)).toMatchObject({ status: 'done', changed: 1 });
+      expect((await byId(accented)).status).toBe('ignored');
+      expect((await byId(other)).status).toBe('dead');
     });
 
     it('pages by keyset, stable while rows are inserted concurrently', async () => {
@@ -592,7 +619,7 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
       });
       expect(await store.getJob(job.id)).toEqual(job);
       const empty = await newJob({ filter: { group: 'nobody' } });
-      expect(empty).toMatchObject({ total: 0, maxId: 0 });
+      expect(empty).toMatchObject({ total: 0, maxId: 0, status: 'done', owner: null });
       const page = await store.listJobs({ limit: 1 });
       expect(page.items.map((j) => j.id)).toEqual([empty.id]);
       expect((await store.listJobs({ limit: 1, before: page.nextBefore! })).items).toEqual([job]);
@@ -620,6 +647,42 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
       expect(await store.failJob(failing.id, 'again', 18_001)).toBe(false);
     });
 
+    it('fails a job for a runner only while that runner holds it', async () => {
+      await seed({}, dead);
+      const job = await newJob();
+      const failJob = (owner: string, error: string, now: number) =>
+        (store as JobRunnerStore).failJob(job.id, error, now, owner);
+      await store.claimJob('a', 2_000, 1_000);
+      expect(await store.claimJob('b', 3_000, 1_000)).toMatchObject({ owner: 'b' }); // a's lease ran out
+      // a's batches kept failing meanwhile: giving up must not end the job b is running.
+      expect(await failJob('a', 'a gave up', 3_100)).toBe(false);
+      expect(await store.getJob(job.id)).toMatchObject({ status: 'running', owner: 'b', error: null });
+      expect(await failJob('b', 'b gave up', 3_200)).toBe(true);
+      expect(await store.getJob(job.id)).toMatchObject({ status: 'failed', error: 'b gave up', updatedAt: 3_200 });
+    });
+
+    it("renews the lease from the batch's commit, so a slow batch leaves its owner the whole lease", async () => {
+      await seed({}, dead);
+      const job = await newJob();
+      await store.claimJob('a', 2_000, 1_000);
+      // Another transaction holds the job row (on SQLite, the database): the batch waits for it for real.
+      const holder = await f.begin();
+      const HELD_MS = 1_000;
+      let batch: Promise<unknown>;
+      try {
+        if (store.dialect !== 'sqlite')
+          await holder.tx.query(`SELECT id FROM ${store.tables.adminJobs} WHERE id = ${job.id} FOR UPDATE`);
+        batch = store.runJobBatch(job.id, 'a', 10, 2_100, 1_000);
+        await new Promise((r) => setTimeout(r, HELD_MS)); // the slowness injected, not a synchronisation
+      } finally {
+        await holder.rollback();
+      }
+      expect(await batch).toMatchObject({ status: 'done', changed: 1 });
+      const after = (await store.getJob(job.id))!;
+      expect(after.updatedAt).toBe(2_100);
+      expect(after.leaseUntil).toBeGreaterThanOrEqual(2_100 + HELD_MS + 1_000);
+    });
+
     it('claims only the named job when asked, and hands a released job over at once', async () => {
       await seed({}, dead);
       const older = await newJob();
@@ -636,16 +699,17 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
       const rows = [];
       for (let i = 0; i < 12; i++) rows.push(await seed({}, i % 4 === 3 ? retryAt(1_000_000) : dead));
       const replaying = await inState('replaying'); // examined, not changed
-      const job = await newJob({ filter: {} });
+      const job = await newJob({ filter: { status: ['pending', 'dead', 'replaying'] } });
       const later = await seed({}, dead); // after maxId: not part of the job
       expect(job.total).toBe(13);
       await store.claimJob('a', 2_000, 1_000);
       const first = (await store.runJobBatch(job.id, 'a', 5, 2_100, 1_000))!;
-      expect(first).toMatchObject({ status: 'running', done: 5, changed: 5, cursor: rows[4]!.id, leaseUntil: 3_100 });
+      expect(first).toMatchObject({ status: 'running', done: 5, changed: 5, cursor: rows[4]!.id });
+      expect(first.leaseUntil).toBeGreaterThanOrEqual(3_100); // from its commit: a few ms later
       expect(await store.getJob(job.id)).toEqual(first);
       // Owner a dies; b takes over after the lease, from the cursor.
-      expect(await store.claimJob('b', 3_099, 1_000)).toBeUndefined();
-      expect(await store.claimJob('b', 3_100, 1_000)).toMatchObject({ owner: 'b', cursor: rows[4]!.id });
+      expect(await store.claimJob('b', first.leaseUntil! - 1, 1_000)).toBeUndefined();
+      expect(await store.claimJob('b', first.leaseUntil!, 1_000)).toMatchObject({ owner: 'b', cursor: rows[4]!.id });
       const second = (await store.runJobBatch(job.id, 'b', 5, 3_200, 1_000))!;
       expect(second).toMatchObject({ status: 'running', done: 10, changed: 10 });
       const third = (await store.runJobBatch(job.id, 'b', 5, 3_300, 1_000))!;
@@ -702,6 +766,104 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
       expect(await store.getJob(job.id)).toMatchObject({ status: 'running', cursor: 0, done: 0, changed: 0 });
       expect(await store.runJobBatch(job.id, 'a', 10, 2_200, 60_000)).toMatchObject({ status: 'done', changed: 3 });
       for (const row of rows) expect(await kinds(row)).toEqual(['dead', 'replay_requested']);
+    });
+
+    it('replays in bulk pending and dead rows, ignored ones only when the filter names them', async () => {
+      const group = `g-${randomUUID().slice(0, 8)}`;
+      const pending = await seed({ group });
+      const deadRow = await seed({ group }, dead);
+      const ignored = await seed({ group }, dead);
+      await store.ignore(ignored.id, 'customer cancelled', 2_000);
+      const job = await newJob({ filter: { group } });
+      expect(job).toMatchObject({ filter: { group, status: ['pending', 'dead'] }, total: 2 });
+      await store.claimJob('a', 3_000, 60_000);
+      expect(await store.runJobBatch(job.id, 'a', 10, 3_100, 60_000)).toMatchObject({ status: 'done', changed: 2 });
+      for (const row of [pending, deadRow]) expect((await byId(row)).status).toBe('pending');
+      expect(await byId(ignored)).toMatchObject({ status: 'ignored', ignoredReason: 'customer cancelled' });
+
+      // A job stored without a status (made before replay jobs named theirs) still leaves ignored rows alone.
+      const old = await newJob({ filter: { group } });
+      const unnamed = JSON.stringify({ group });
+      await store.transaction((tx) =>
+        tx.query(
+          `UPDATE ${store.tables.adminJobs} SET filter = '${unnamed}', cursor_id = ${deadRow.id}, max_id = ${ignored.id} WHERE id = ${old.id}`,
+        ),
+      );
+      await store.claimJob('a', 4_000, 60_000);
+      expect(await store.runJobBatch(old.id, 'a', 100, 4_100, 60_000)).toMatchObject({
+        status: 'done',
+        done: 1,
+        changed: 0,
+      });
+      expect(await byId(ignored)).toMatchObject({ status: 'ignored', ignoredReason: 'customer cancelled' });
+
+      const named = await newJob({ filter: { group, status: ['ignored'] } });
+      expect(named).toMatchObject({ total: 1 });
+      await store.claimJob('a', 5_000, 60_000);
+      expect(await store.runJobBatch(named.id, 'a', 10, 5_100, 60_000)).toMatchObject({ status: 'done', changed: 1 });
+      expect(await byId(ignored)).toMatchObject({ status: 'pending', ignoredReason: null });
+    });
+
+    it('creates a job that matches nothing as done, so no runner ever holds it', async () => {
+      await seed({}, dead);
+      const job = await newJob({ filter: { group: 'nobody' } });
+      expect(job).toMatchObject({ status: 'done', total: 0, done: 0, owner: null });
+      expect(await store.claimJob('a', 2_000, 60_000, job.id)).toBeUndefined();
+      expect(await store.cancelJob(job.id, 2_100)).toBe(false);
+    });
+
+    it('skips dead letters a consumer holds instead of waiting for them: no deadlock, each row once', async () => {
+      // SQLite has one writer at a time, so no batch ever runs beside a consumer's transaction.
+      if (!f.concurrentWriters) return;
+      const group = `g-${randomUUID().slice(0, 8)}`;
+      const [a, b] = [failure({ group, now: 1_000 }), failure({ group, now: 1_000 })];
+      await store.transaction(async (tx) => {
+        for (const r of [a, b]) await store.recordDeliveryFailure(tx, r, dead);
+      });
+      const rowA = (await store.getDeadLetter(a.messageId, group))!;
+      const rowB = (await store.getDeadLetter(b.messageId, group))!;
+      expect(rowA.id).toBeLessThan(rowB.id);
+      const job = await newJob({ filter: { group } });
+      await store.claimJob('runner', 2_000, 60_000);
+
+      // A consumer records redelivery failures in message order, b then a, in one transaction, while
+      // the batch works through rows in id order, a then b: waiting for b would close a cycle.
+      const consumer = await f.begin();
+      let settled = false;
+      let batch: Promise<{ job?: unknown; error?: unknown }>;
+      try {
+        await store.recordDeliveryFailure(consumer.tx, { ...b, now: 3_000 }, dead);
+        batch = store
+          .runJobBatch(job.id, 'runner', 10, 3_100, 60_000)
+          .then(
+            (j) => ({ job: j }),
+            (error: unknown) => ({ error }),
+          )
+          .finally(() => (settled = true));
+        // A batch that waits for b is still waiting at the deadline; the consumer then asks for a.
+        await waitFor('the batch to finish without waiting', () => settled, 2_000).catch(() => undefined);
+        await store.recordDeliveryFailure(consumer.tx, { ...a, now: 3_200 }, dead);
+        await consumer.commit();
+      } catch (err) {
+        await consumer.rollback().catch(() => undefined);
+        throw err;
+      }
+      expect(await batch).toEqual({
+        job: expect.objectContaining({ status: 'running', done: 1, changed: 1, cursor: rowA.id }),
+      });
+      // b is free now: the next batch takes it up.
+      expect(await store.runJobBatch(job.id, 'runner', 10, 4_000, 60_000)).toMatchObject({
+        status: 'done',
+        total: 2,
+        done: 2,
+        changed: 2,
+        cursor: rowB.id,
+      });
+      for (const row of [rowA, rowB]) {
+        const requested = (await events(row)).filter((e) => e.kind === 'replay_requested');
+        expect(requested).toEqual([expect.objectContaining({ actor: `job:${job.id}` })]);
+      }
+      expect((await byId(rowA)).attempts).toBe(2); // the consumer's failure was recorded too
     });
 
     it('ignores and resends in bulk, with the job as actor', async () => {

@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runAdminAuditConformance } from '../conformance/admin-audit-suite.js';
 import { runAdminStoreConformance } from '../conformance/admin-store-suite.js';
 import { makePostgresFixture } from './fixtures.js';
 
 runAdminStoreConformance('postgres', () => makePostgresFixture('pg_admin'));
+runAdminAuditConformance('postgres', () => makePostgresFixture('pg_audit'));
 
 describe('postgres admin store specifics', () => {
   let f: Awaited<ReturnType<typeof makePostgresFixture>>;

@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runAdminAuditConformance } from '../conformance/admin-audit-suite.js';
 import { runAdminStoreConformance } from '../conformance/admin-store-suite.js';
 import { makeSqliteFixture } from './sqlite-fixture.js';
 
 runAdminStoreConformance('sqlite', () => makeSqliteFixture('sqlite_admin'));
+runAdminAuditConformance('sqlite', () => makeSqliteFixture('sqlite_audit'));
 
 describe('sqlite admin store specifics', () => {
   let f: Awaited<ReturnType<typeof makeSqliteFixture>>;

@@ -36,24 +36,25 @@ export function deadLettersView({ query }) {
       d.status === 'pending' ? timeWithAge(d.nextRetryAt) : '—',
     ],
     tools: (filter, store) =>
-      bulkActions(filter, store, [
+      bulkActions(filter, store, 'dead-letters', [
         {
           label: 'Replay all matching…',
           kind: 'dlq.replay',
-          description: `Replays every dead letter${inStore(store)} matching the current filter (${describe(filter)}), in batches, as a job.`,
+          description: `Replays every dead letter${inStore(store)} matching the current filter, in batches, as a job. Ignored rows are replayed only when the status filter names them.`,
           reason: 'optional',
+          noun: ['dead letter', 'dead letters'],
+          // What the server replays when the filter names no status.
+          scope: { status: 'pending,dead' },
+          everything: 'every pending or dead dead letter',
         },
         {
           label: 'Ignore all matching…',
           kind: 'dlq.ignore',
-          description: `Ignores every dead letter${inStore(store)} matching the current filter (${describe(filter)}), in batches, as a job.`,
+          description: `Ignores every dead letter${inStore(store)} matching the current filter that is pending or dead, in batches, as a job.`,
           reason: 'required',
+          noun: ['dead letter', 'dead letters'],
+          everything: 'every dead letter',
         },
       ]),
   });
-}
-
-function describe(filter) {
-  const parts = Object.entries(filter).map(([k, v]) => `${k} = ${v}`);
-  return parts.length ? parts.join(', ') : 'no filter: all of them';
 }

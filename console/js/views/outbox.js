@@ -32,12 +32,14 @@ export function outboxView({ query }) {
       timeWithAge(o.sentAt),
     ],
     tools: (filter, store) =>
-      bulkActions(filter, store, [
+      bulkActions(filter, store, 'outbox', [
         {
           label: 'Resend all matching…',
           kind: 'outbox.resend',
           description: `Publishes every outbox message${inStore(store)} matching the current filter again, with the same ids, as a job.`,
           reason: 'optional',
+          noun: ['outbox message', 'outbox messages'],
+          everything: 'every outbox message, sent ones included',
         },
       ]),
   });

@@ -2,12 +2,15 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Actor } from '../../ports/admin-store.js';
 
 export interface Session extends Actor {
+  /** Random, per sign-in: what sign-out revokes. */
+  readonly id: string;
   readonly expiresAt: number;
   /** The value the console sends in X-CSRF-Token with every change. */
   readonly csrfToken: string;
 }
 
 interface Payload {
+  readonly i: string;
   readonly n: string;
   readonly r: Actor['role'];
   readonly e: number;
@@ -17,8 +20,9 @@ interface Payload {
 }
 
 /**
- * Stateless sessions: the cookie holds the actor, expiry and CSRF token, signed with HMAC-SHA256.
- * Nothing is stored server-side, so every instance sharing the secret accepts the cookie.
+ * Signed sessions: the cookie holds the session id, actor, expiry and CSRF token, signed with
+ * HMAC-SHA256, so every instance sharing the secret accepts it. Only sign-out keeps state (see
+ * {@link SessionRevocations}).
  */
 export class SessionCodec {
   private readonly key: Buffer;
@@ -29,6 +33,7 @@ export class SessionCodec {
 
   issue(actor: Actor & { digest: Buffer }, now: number, ttlMs: number): { value: string; session: Session } {
     const payload: Payload = {
+      i: randomBytes(16).toString('base64url'),
       n: actor.name,
       r: actor.role,
       e: now + ttlMs,
@@ -57,7 +62,7 @@ export class SessionCodec {
     } catch {
       return undefined;
     }
-    if (typeof payload.e !== 'number' || payload.e <= now) return undefined;
+    if (typeof payload.e !== 'number' || payload.e <= now || typeof payload.i !== 'string') return undefined;
     const actor = lookup(payload.n);
     if (!actor || actor.role !== payload.r || this.fingerprint(actor.digest) !== payload.f) return undefined;
     return toSession(payload);
@@ -73,7 +78,7 @@ export class SessionCodec {
 }
 
 function toSession(p: Payload): Session {
-  return { name: p.n, role: p.r, expiresAt: p.e, csrfToken: p.c };
+  return { id: p.i, name: p.n, role: p.r, expiresAt: p.e, csrfToken: p.c };
 }
 
 /** Constant-time comparison of two strings (for the CSRF token). */

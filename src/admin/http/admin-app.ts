@@ -8,14 +8,17 @@ import { parseOptions } from '../../core/options.js';
 import { AdminService } from '../admin-service.js';
 import { NotFoundError } from '../admin-errors.js';
 import { SessionCodec } from '../auth/session-cookie.js';
+import { SessionRevocations } from '../auth/session-revocations.js';
 import { TokenSet } from '../auth/token-set.js';
 import { JobRunner } from '../jobs/job-runner.js';
+import { SharedRead } from '../shared-read.js';
 import { DEFAULT_STORE_NAME, dialectOf, StoreDirectory, type StoreEntry } from '../store-directory.js';
 import { registerAdminMetrics } from './admin-metrics.js';
 import type { AppDeps, AppEnv } from './app-env.js';
 import { appOptionsSchema, type AdminAppOptions, type ParsedAppOptions } from './app-options.js';
 import { authenticate } from './authenticate.js';
-import { bodyGuard } from './body-guard.js';
+import { bodyGuard, bodyLimit } from './body-guard.js';
+import { consoleRedirect, mountedListener } from './base-path.js';
 import { errorResponse, validationHook } from './error-response.js';
 import { requestLog } from './request-log.js';
 import { auditRoutes } from './routes/audit.js';
@@ -35,9 +38,12 @@ export type { AdminAppOptions } from './app-options.js';
 export interface AdminApp {
   /** The app as a fetch handler (Request -> Response), for runtimes and tests. */
   fetch(request: Request): Promise<Response>;
-  /** A node:http request listener; mount it in `http.createServer`, or in express/connect under a prefix. */
+  /**
+   * A node:http request listener; mount it in `http.createServer`, or in express/connect under
+   * `basePath` (it routes by `req.originalUrl`, the path before the framework stripped the prefix).
+   */
   listener(req: IncomingMessage, res: ServerResponse): Promise<void>;
-  /** The default (first) store's service and job runner. */
+  /** The default (first) store's service and job runner (its actions and reads are not limited nor cached). */
   readonly service: AdminService;
   readonly jobs: JobRunner;
   /** Every store served, each with its own service and job runner. */
@@ -51,24 +57,37 @@ export interface AdminApp {
  * at `/api/openapi.json`, Prometheus metrics, health and readiness, the console's static files, and
  * a bulk-job runner per store. Give one `store`, or several `stores` by name (the console follows a
  * message across them; requests pick one with `?store=`). Mount `listener` in an existing server,
- * or use {@link startAdminServer}.
+ * or use {@link startAdminServer}. Mounted under a prefix, give that prefix as `basePath`: the
+ * session cookie is scoped to it, and the console redirects there.
  * @example
- * const admin = createAdminApp({ store, tokens: [{ name: 'ops', role: 'operator', token: process.env.OPS_TOKEN! }] });
- * expressApp.use('/surety', admin.listener); // before any body parser
+ * const tokens = [{ name: 'ops', role: 'operator' as const, token: process.env.OPS_TOKEN! }];
+ * const admin = createAdminApp({ store, tokens, basePath: '/surety' });
+ * expressApp.use('/surety', admin.listener); // before any body parser; the cookie gets Path=/surety
  * // One console over the order service's database and billing's:
  * createAdminApp({ stores: { orders: ordersStore, billing: billingStore }, tokens });
  */
 export function createAdminApp(options: AdminAppOptions): AdminApp {
   const o = parseOptions(appOptionsSchema, options, 'admin');
   const { logger, clock } = o;
-  const stores = new StoreDirectory(storeEntries(o), { timeoutMs: o.storeTimeoutMs, logger });
+  const stores = new StoreDirectory(storeEntries(o), {
+    timeoutMs: o.storeTimeoutMs,
+    overviewTtlMs: o.cache.overviewMs,
+    readinessTtlMs: o.cache.readinessMs,
+    maxConcurrentReads: o.maxConcurrentReads,
+    clock,
+    logger,
+  });
   const registry = o.registry ?? new Registry();
   const requests = registerAdminMetrics(registry, stores.entries, clock);
+  const doctor = o.doctor;
   const deps: AppDeps = {
     options: o,
     stores,
     tokens: new TokenSet(o.tokens),
     sessions: new SessionCodec(o.sessionSecret),
+    revocations: new SessionRevocations(),
+    // The doctor probes every store and the broker: one run serves every console for cache.doctorMs.
+    doctor: doctor && new SharedRead(() => doctor(), { ttlMs: o.cache.doctorMs, clock }),
     registry,
     cookieName: 'surety_session',
   };
@@ -76,7 +95,7 @@ export function createAdminApp(options: AdminAppOptions): AdminApp {
   const base = o.basePath;
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: validationHook,
-    // Routed with or without the prefix: node:http passes the full path, express strips its mount path.
+    // Routed with or without the prefix: a proxy may strip it. Console pages without it are redirected under it.
     getPath: (req) => {
       const path = getPath(req);
       return base && (path === base || path.startsWith(`${base}/`)) ? path.slice(base.length) || '/' : path;
@@ -86,13 +105,11 @@ export function createAdminApp(options: AdminAppOptions): AdminApp {
   app.notFound((c) => errorResponse(c, new NotFoundError('no such endpoint'), logger));
   app.use('*', requestLog(logger, requests));
   app.use('*', securityHeaders);
-  if (base) {
-    // The console's relative links need the trailing slash.
-    app.use('*', async (c, next) => (new URL(c.req.url).pathname === base ? c.redirect(`${base}/`, 308) : next()));
-  }
-  app.use('*', staticConsole(o.consoleDir === false ? undefined : (o.consoleDir ?? defaultConsoleDir())));
+  const consoleDir = o.consoleDir === false ? undefined : (o.consoleDir ?? defaultConsoleDir());
+  if (base) app.use('*', consoleRedirect(base, consoleDir !== undefined));
+  app.use('*', staticConsole(consoleDir));
   app.use('*', authenticate(deps));
-  app.use('*', bodyGuard(o.maxBodyBytes));
+  app.use('*', bodyGuard(bodyLimit(o.maxBodyBytes)));
 
   healthRoutes(app, deps);
   sessionRoutes(app, deps);
@@ -123,7 +140,7 @@ export function createAdminApp(options: AdminAppOptions): AdminApp {
   const fetch = async (request: Request) => app.fetch(request);
   return {
     fetch,
-    listener: getRequestListener(fetch, { overrideGlobalObjects: false }),
+    listener: mountedListener(getRequestListener(fetch, { overrideGlobalObjects: false }), base, logger),
     service: stores.default.service,
     jobs: stores.default.jobs,
     stores,

@@ -1,17 +1,17 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../../core/clock.js';
-import type { AdminStore, Overview } from '../../ports/admin-store.js';
+import type { Overview } from '../../ports/admin-store.js';
 
-/** A store the metrics read, by the name the console shows. */
+/** A store the metrics read, by the name the console shows; `overview` is the store's shared (cached) read. */
 export interface MeteredStore {
   readonly name: string;
-  readonly store: Pick<AdminStore, 'overview'>;
+  overview(): Promise<Overview>;
 }
 
 type Snapshot = { store: string; overview: Overview | undefined }[];
 
 /**
- * Gauges read from each store's overview at scrape time (one query set per store and scrape),
+ * Gauges read from each store's overview at scrape time (the same shared read the console uses),
  * labelled with the store's name, and a request counter. A store that fails is left out of the
  * gauges and shows as 0 in `surety_admin_store_up`. Metrics a relay sharing the registry already
  * has are left to it.
@@ -22,16 +22,17 @@ export function registerAdminMetrics(
   clock: Clock,
 ): Counter<'method' | 'route' | 'status'> {
   const existing = <T>(name: string) => registry.getSingleMetric(name) as T | undefined;
+  // Every gauge of one scrape reads the same snapshot.
   let snapshot: Promise<Snapshot> | undefined;
   const read = () =>
     (snapshot ??= Promise.all(
-      stores.map(({ name, store: s }) =>
-        s.overview(clock.now()).then(
-          (overview) => ({ store: name, overview }),
-          () => ({ store: name, overview: undefined }),
+      stores.map((s) =>
+        s.overview().then(
+          (overview) => ({ store: s.name, overview }),
+          () => ({ store: s.name, overview: undefined }),
         ),
       ),
-    ).finally(() => setTimeout(() => (snapshot = undefined), 1_000).unref()));
+    ).finally(() => (snapshot = undefined)));
 
   const gauge = (
     name: string,

@@ -39,8 +39,13 @@ const baseSchema = z.object({
     .string()
     .regex(/^(\/[A-Za-z0-9._~-]+)*$/, 'must be empty or a path like /surety (no trailing slash)')
     .default(''),
-  /** Mark the session cookie Secure (serve over HTTPS). */
-  cookieSecure: z.boolean().default(false),
+  /**
+   * Mark the session cookie Secure. Unset: Secure when the request came over HTTPS (or, with
+   * `trustProxy`, when the proxy says so); true or false decides for every request.
+   */
+  cookieSecure: z.boolean().optional(),
+  /** Believe the X-Forwarded-Proto header of a proxy in front of the server (only behind one that sets it). */
+  trustProxy: z.boolean().default(false),
   /** HMAC key for session cookies; share it between instances behind one load balancer. Random per process otherwise. */
   sessionSecret: z.string().min(32, 'must be at least 32 characters').optional(),
   sessionTtlMs: z
@@ -71,6 +76,23 @@ const baseSchema = z.object({
   maxJobRatePerSecond: z.number().positive().max(1_000_000).default(10_000),
   /** How long the merged overview and lineage wait for one store before reporting it unavailable. */
   storeTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
+  /**
+   * How long polled answers are reused, so consoles and probes cost each database one read per
+   * window however many ask: the overview (each store's and the merged one), readiness and the
+   * doctor's report. 0 only shares a read in flight.
+   */
+  cache: z
+    .strictObject({
+      overviewMs: z.number().int().min(0).max(60_000).default(2_000),
+      readinessMs: z.number().int().min(0).max(60_000).default(1_000),
+      doctorMs: z.number().int().min(0).max(600_000).default(5_000),
+    })
+    .prefault({}),
+  /**
+   * Admin reads (lists, rows, lineage, overview) running at once on one store; more wait their
+   * turn. Keep it below the store's pool size: the relay and consumers share that pool.
+   */
+  maxConcurrentReads: z.number().int().min(1).max(64).default(2),
   jobs: z
     .strictObject({
       /** Run bulk jobs in this process (default). Turn off where another process runs them. */

@@ -19,7 +19,8 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json; charset=utf-8',
 };
 
-const NOT_CONSOLE = /^\/(api|metrics|healthz|readyz)(\/|$)/;
+/** API, metrics and probe paths: never a console file. */
+export const NOT_CONSOLE = /^\/(api|metrics|healthz|readyz)(\/|$)/;
 
 /** The console shipped with the package (`console/` next to `src/` or `dist/`), if present. */
 export function defaultConsoleDir(): string | undefined {

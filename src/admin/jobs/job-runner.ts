@@ -2,14 +2,23 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../../core/clock.js';
-import { describeError } from '../../core/errors.js';
+import { describeError, SuretyError } from '../../core/errors.js';
 import { silentLogger, type Logger } from '../../core/logger.js';
 import { parseOptions } from '../../core/options.js';
 import type { AdminJob, AdminStore } from '../../ports/admin-store.js';
+import { isLockConflict } from './lock-conflict.js';
 import { RowPacer } from './row-pacer.js';
 
+/** What the runner needs of a store. `failJob` takes the owner, so a runner that lost its job fails nothing. */
+export interface JobRunnerStore extends Pick<AdminStore, 'claimJob' | 'runJobBatch' | 'releaseJob'> {
+  failJob(id: number, error: string, now: number, owner?: string): Promise<boolean>;
+}
+
+/** After this many lock conflicts in a row, retries back off a little (InnoDB reports deadlocks at once). */
+const IMMEDIATE_CONFLICT_RETRIES = 3;
+
 const schema = z.object({
-  store: z.custom<Pick<AdminStore, 'claimJob' | 'runJobBatch' | 'failJob' | 'releaseJob'>>(
+  store: z.custom<JobRunnerStore>(
     (v) => typeof (v as Partial<AdminStore> | null)?.runJobBatch === 'function',
     'must be a Surety store with the admin methods',
   ),
@@ -23,7 +32,7 @@ const schema = z.object({
   /** How often to look for jobs to run (new, or left by a runner that died). */
   pollIntervalMs: z.number().int().min(10).max(600_000).default(1_000),
   maxConcurrentJobs: z.number().int().min(1).max(64).default(2),
-  /** Consecutive failed batches after which the job is marked failed. */
+  /** Consecutive failed batches after which the job is marked failed (lock conflicts are retried, not counted). */
   maxBatchFailures: z.number().int().min(1).max(1_000).default(10),
   clock: z.custom<Clock>((v) => typeof (v as Clock | null)?.now === 'function', 'must have now()').default(systemClock),
   logger: z
@@ -116,7 +125,10 @@ export class JobRunner {
     const { store, clock, logger, leaseMs } = this.o;
     const limit = Math.max(1, Math.min(this.o.batchSize, Math.floor(job.ratePerSecond / 5)));
     const pacer = new RowPacer(job.ratePerSecond);
+    // Taken over: the previous owner's last batch may have started just before the claim (updatedAt).
+    if (job.done > 0) pacer.holdFor(job.updatedAt + pacer.interval(limit) - clock.now());
     let failures = 0;
+    let conflicts = 0;
     while (!this.stopped) {
       // A timer may fire a little early: wait until the pacer really allows the batch.
       for (let wait = pacer.delay(); wait > 0 && !this.stopped; wait = pacer.delay()) await this.sleep(wait);
@@ -126,11 +138,20 @@ export class JobRunner {
       try {
         next = await store.runJobBatch(job.id, this.owner, limit, clock.now(), leaseMs);
         failures = 0;
+        conflicts = 0;
       } catch (err) {
+        if (isLockConflict(err)) {
+          // Rolled back whole over a lock conflict: says nothing about the job, so run it again now.
+          conflicts += 1;
+          pacer.undo();
+          logger.info({ jobId: job.id, conflicts, err: describeError(err) }, 'admin job batch hit a lock conflict');
+          if (conflicts > IMMEDIATE_CONFLICT_RETRIES) await this.sleep(Math.min(50 * 2 ** conflicts, 2_000));
+          continue;
+        }
         failures += 1;
         logger.warn({ jobId: job.id, failures, err: describeError(err) }, 'admin job batch failed');
         if (failures >= this.o.maxBatchFailures) {
-          await store.failJob(job.id, describeError(err), clock.now());
+          await this.fail(job, failures, err);
           return;
         }
         await this.sleep(Math.min(250 * 2 ** failures, 10_000));
@@ -149,6 +170,20 @@ export class JobRunner {
     await store
       .releaseJob(job.id, this.owner, clock.now())
       .catch((err) => logger.warn({ jobId: job.id, err: describeError(err) }, 'releasing admin job failed'));
+  }
+
+  /**
+   * Marks the job failed. Viewers read the job's error, so it holds a code and a fixed sentence; the
+   * error itself (a driver's message may name tables, hosts or values) goes only to the log.
+   */
+  private async fail(job: AdminJob, failures: number, err: unknown): Promise<void> {
+    const { store, clock, logger } = this.o;
+    const code = err instanceof SuretyError ? err.code : 'SURETY_INTERNAL_ERROR';
+    const error = `${code}: ${failures} batches in a row failed; the job runner's log has the error`;
+    logger.error({ jobId: job.id, failures, err: describeError(err) }, 'admin job failed');
+    if (!(await store.failJob(job.id, error, clock.now(), this.owner))) {
+      logger.info({ jobId: job.id }, 'admin job not marked failed: it ended or another runner holds it');
+    }
   }
 
   private sleep(ms: number, wakeable = false): Promise<void> {

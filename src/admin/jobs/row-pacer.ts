@@ -6,6 +6,7 @@
  */
 export class RowPacer {
   private nextAt = -Infinity;
+  private previousAt = -Infinity;
 
   constructor(
     private readonly ratePerSecond: number,
@@ -19,6 +20,22 @@ export class RowPacer {
 
   /** Call as a batch of `rows` starts. */
   started(rows: number): void {
-    this.nextAt = this.now() + (rows / this.ratePerSecond) * 1000;
+    this.previousAt = this.nextAt;
+    this.nextAt = this.now() + this.interval(rows);
+  }
+
+  /** Takes back the last `started`: that batch rolled back and acted on no row. */
+  undo(): void {
+    this.nextAt = this.previousAt;
+  }
+
+  /** No batch before `ms` from now, e.g. when another runner's batch may have started just before. */
+  holdFor(ms: number): void {
+    this.nextAt = Math.max(this.nextAt, this.now() + ms);
+  }
+
+  /** How long a batch of `rows` must be followed by no other, in milliseconds. */
+  interval(rows: number): number {
+    return (rows / this.ratePerSecond) * 1000;
   }
 }

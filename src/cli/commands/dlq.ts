@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { z } from 'zod';
 import { deadLetterFilterSchema } from '../../admin/admin-schemas.js';
+import { escapeControlChars } from '../../core/control-chars.js';
 import type { DeadLetterRow } from '../../ports/consumer-store.js';
 import { UsageError } from '../cli-errors.js';
 import { withAdmin, withCommonOptions, type CommonOptions } from '../context.js';
@@ -99,7 +100,9 @@ export function registerDlq(program: Command, io: CliIo, state: CommandState): v
             ['last error', row.lastError],
           ]),
         );
-        io.out.write(`\nbody (${row.bodyEncoding}):\n${row.body}\n\nhistory:\n`);
+        // The body may span lines; its other control characters are shown, never sent to the terminal.
+        const body = escapeControlChars(row.body, { keepNewlines: true });
+        io.out.write(`\nbody (${row.bodyEncoding}):\n${body}\n\nhistory:\n`);
         io.out.write(
           renderTable(
             [
@@ -140,7 +143,7 @@ function deadLetterAction(name: 'replay' | 'ignore'): RowAction<number> {
   return {
     kind: `dlq.${name}`,
     ids: 'ids',
-    missing: `give the ids of the dead letters to ${name}, or --all-matching`,
+    missing: `give the ids of the dead letters to ${name}, or --all-matching with a filter, or --all`,
     idKey: 'id',
     parseIds: rowIds,
     label: (id) => `dead letter ${id}`,

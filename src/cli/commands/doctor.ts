@@ -1,3 +1,4 @@
+import { escapeControlChars } from '../../core/control-chars.js';
 import type { Command } from 'commander';
 import type { DoctorCheck, DoctorReport } from '../../admin/doctor/index.js';
 import { EXIT, UsageError } from '../cli-errors.js';
@@ -69,5 +70,6 @@ export function renderReport(report: DoctorReport): string {
     lines.push('');
   }
   lines.push(`verdict: ${report.verdict.message}`, `next step: ${report.verdict.nextStep}`, '');
-  return lines.join('\n');
+  // Queue names and broker text come from outside: no terminal control sequences.
+  return escapeControlChars(lines.join('\n'), { keepNewlines: true });
 }

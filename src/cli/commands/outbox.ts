@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { z } from 'zod';
 import { messageIdSchema, outboxFilterSchema } from '../../admin/admin-schemas.js';
+import { escapeControlChars } from '../../core/control-chars.js';
 import type { OutboxRow } from '../../ports/outbox-store.js';
 import { UsageError } from '../cli-errors.js';
 import { withAdmin, withCommonOptions, type CommonOptions } from '../context.js';
@@ -45,7 +46,7 @@ const hasFilter = (o: FilterFlags) =>
 function messageIds(texts: readonly string[]): string[] {
   return texts.map((t) => {
     if (!messageIdSchema.safeParse(t).success)
-      throw new UsageError(`<messageId> must be a message id, a UUID (got "${t.slice(0, 60)}")`);
+      throw new UsageError(`<messageId> must be a message id, a UUID (got "${escapeControlChars(t.slice(0, 60))}")`);
     return t;
   });
 }
@@ -88,7 +89,7 @@ export function registerOutbox(program: Command, io: CliIo, state: CommandState)
         const lineage = await admin.lineage(id!);
         if (o.json) return writeJson(io, lineage);
         const row = lineage.outbox;
-        io.out.write(`message ${lineage.messageId}\n\noutbox:\n`);
+        io.out.write(`message ${escapeControlChars(lineage.messageId)}\n\noutbox:\n`);
         if (!row) io.out.write('  not in this outbox (another producer, or purged after sending)\n');
         else {
           io.out.write(
@@ -169,7 +170,7 @@ export function registerOutbox(program: Command, io: CliIo, state: CommandState)
 const RESEND: RowAction<string> = {
   kind: 'outbox.resend',
   ids: 'message ids',
-  missing: 'give the message ids to resend, or --all-matching',
+  missing: 'give the message ids to resend, or --all-matching with a filter, or --all',
   idKey: 'messageId',
   parseIds: messageIds,
   label: (id) => `outbox ${id}`,

@@ -1,3 +1,5 @@
+import { escapeControlChars } from '../../core/control-chars.js';
+
 export interface Column<T> {
   readonly header: string;
   readonly value: (row: T) => string | number | null | undefined;
@@ -6,7 +8,11 @@ export interface Column<T> {
   readonly align?: 'left' | 'right';
 }
 
-/** A plain-text table: a header, then one line per row; columns padded to their widest cell. */
+/**
+ * A plain-text table: a header, then one line per row; columns padded to their widest cell. Cells
+ * hold one line each, with control characters shown as escapes (keys, errors and bodies come from
+ * messages, and a terminal would act on their escape sequences).
+ */
 export function renderTable<T>(columns: readonly Column<T>[], rows: readonly T[]): string {
   const cells = rows.map((row) => columns.map((c) => cell(c.value(row), c.max)));
   const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i]!.length)));
@@ -20,7 +26,7 @@ export function renderTable<T>(columns: readonly Column<T>[], rows: readonly T[]
 
 function cell(value: string | number | null | undefined, max = 60): string {
   if (value === null || value === undefined || value === '') return '-';
-  const text = String(value).replace(/\s+/g, ' ');
+  const text = escapeControlChars(String(value).replace(/\s+/g, ' '));
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
@@ -30,12 +36,9 @@ export function time(ms: number | null | undefined): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** `key: value` lines, keys aligned. */
+/** `key: value` lines, keys aligned; a value stays on its line, control characters shown as escapes. */
 export function renderFields(fields: readonly (readonly [string, unknown])[]): string {
   const width = Math.max(...fields.map(([k]) => k.length));
-  return (
-    fields
-      .map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${v === null || v === undefined || v === '' ? '-' : String(v)}`)
-      .join('\n') + '\n'
-  );
+  const shown = (v: unknown) => (v === null || v === undefined || v === '' ? '-' : escapeControlChars(String(v)));
+  return fields.map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${shown(v)}`).join('\n') + '\n';
 }

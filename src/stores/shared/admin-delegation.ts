@@ -5,6 +5,7 @@ import type {
   AuditEntry,
   AuditFilter,
   DeadLetterFilter,
+  EditOptions,
   Lineage,
   NewAuditEntry,
   NewJob,
@@ -20,6 +21,7 @@ import * as actions from './admin-actions.js';
 import type { AdminContext } from './admin-context.js';
 import * as jobs from './admin-jobs.js';
 import * as reads from './admin-reads.js';
+import * as auditedJobs from './audited-jobs.js';
 import { ConsumerDelegation } from './consumer-delegation.js';
 
 /**
@@ -60,8 +62,8 @@ export abstract class AdminDelegation extends ConsumerDelegation implements Admi
   ignoreDeadLetter(id: number, reason: string, ctx: ActionContext): Promise<boolean> {
     return actions.ignoreDeadLetter(this.admin, id, reason, ctx);
   }
-  editDeadLetter(id: number, body: string, ctx: ActionContext): Promise<boolean> {
-    return actions.editDeadLetter(this.admin, id, body, ctx);
+  editDeadLetter(id: number, body: string, ctx: ActionContext, options?: EditOptions): Promise<boolean> {
+    return actions.editDeadLetter(this.admin, id, body, ctx, options);
   }
   resendOutbox(messageId: string, ctx: ActionContext): Promise<boolean> {
     return actions.resendOutbox(this.admin, messageId, ctx);
@@ -72,8 +74,8 @@ export abstract class AdminDelegation extends ConsumerDelegation implements Admi
   listAudit(filter: AuditFilter, page: PageRequest): Promise<Page<AuditEntry>> {
     return reads.listAudit(this.admin, filter, page);
   }
-  createJob(job: NewJob): Promise<AdminJob> {
-    return jobs.createJob(this.admin, job);
+  createJob(job: NewJob, audit?: (created: AdminJob) => NewAuditEntry): Promise<AdminJob> {
+    return auditedJobs.createJob(this.admin, job, audit);
   }
   getJob(id: number): Promise<AdminJob | undefined> {
     return reads.getJob(this.admin, id);
@@ -96,10 +98,10 @@ export abstract class AdminDelegation extends ConsumerDelegation implements Admi
   ): Promise<AdminJob | undefined> {
     return jobs.runJobBatch(this.admin, jobId, owner, limit, now, leaseMs);
   }
-  cancelJob(id: number, now: number): Promise<boolean> {
-    return jobs.cancelJob(this.admin, id, now);
+  cancelJob(id: number, now: number, audit?: NewAuditEntry): Promise<boolean> {
+    return auditedJobs.cancelJob(this.admin, id, now, audit);
   }
-  failJob(id: number, error: string, now: number): Promise<boolean> {
-    return jobs.failJob(this.admin, id, error, now);
+  failJob(id: number, error: string, now: number, owner?: string): Promise<boolean> {
+    return jobs.failJob(this.admin, id, error, now, owner);
   }
 }

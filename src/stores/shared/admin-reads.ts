@@ -92,16 +92,15 @@ export async function overview(ctx: AdminContext, now: number): Promise<Overview
   const d = ctx.sql.adminDialect;
   const currentMinute = Math.floor(now / MINUTE) * MINUTE;
   const since = currentMinute - 59 * MINUTE;
-  const [stats, counts, expired, inbox, sent, consumed, groups, heartbeats] = await Promise.all([
-    run(db, sql.outboxStats(t)),
-    run(db, sql.deadLetterCounts(t)),
-    run(db, sql.countExpiredLeases(d, t, now)),
-    run(db, sql.countInbox(t, INBOX_COUNT_CAP + 1)),
-    run(db, ctx.sql.sentPerMinute(t, since)),
-    run(db, ctx.sql.consumedPerMinute(t, since)),
-    run(db, ctx.sql.deadLetterGroups(t, DEAD_LETTER_GROUPS)),
-    relays(ctx),
-  ]);
+  // One query at a time: the overview shares the store's small pool with the relay and consumers.
+  const stats = await run(db, sql.outboxStats(t));
+  const counts = await run(db, sql.deadLetterCounts(t));
+  const expired = await run(db, sql.countExpiredLeases(d, t, now));
+  const inbox = await run(db, sql.countInbox(t, INBOX_COUNT_CAP + 1));
+  const sent = await run(db, ctx.sql.sentPerMinute(t, since));
+  const consumed = await run(db, ctx.sql.consumedPerMinute(t, since));
+  const groups = await run(db, ctx.sql.deadLetterGroups(t, DEAD_LETTER_GROUPS));
+  const heartbeats = await relays(ctx);
   const perMinute = (rows: Record<string, unknown>[]) => new Map(rows.map((r) => [Number(r.minute), Number(r.n)]));
   const sentBy = perMinute(sent.rows);
   const consumedBy = perMinute(consumed.rows);

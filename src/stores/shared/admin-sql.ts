@@ -181,7 +181,7 @@ export function countJobRows(d: SqlDialect, t: TableNames, kind: JobKind, filter
   return b.statement(`SELECT count(*) AS n, max(${id}) AS max_id FROM ${table} WHERE ${w}`);
 }
 
-/** The next rows of a job's batch, ascending from its cursor, never above its fixed maxId. */
+/** The next rows of a job's batch, ascending from its cursor, never above its fixed maxId. Not locked. */
 export function selectJobRows(
   d: SqlDialect,
   t: TableNames,
@@ -194,6 +194,20 @@ export function selectJobRows(
   return b.statement(`SELECT ${id} AS id FROM ${table} WHERE ${w} ORDER BY ${id} LIMIT ${b.bind(limit)}`);
 }
 
+/**
+ * Locks those of a batch's rows that no other transaction holds, and skips the others: a consumer
+ * recording failures holds its dead letters (in message order) while it waits for more, and a
+ * relay its outbox rows, so waiting for them could close a cycle. Returns the ids it locked.
+ */
+export function lockJobRows(d: SqlDialect, t: TableNames, kind: JobKind, ids: readonly number[]): Statement {
+  const b = new Binder(d);
+  const { table, id } = jobTarget(t, kind);
+  return b.statement(
+    `SELECT ${id} AS id FROM ${table} WHERE ${id} IN (${b.list(ids)}) ORDER BY ${id} ${d.forUpdateSkipLocked}`,
+  );
+}
+
+/** A job with no row to act on is done from the start: no runner needs to claim it. */
 export function insertJob(d: SqlDialect, t: TableNames, job: NewJob, total: number, maxId: number): Statement {
   const b = new Binder(d);
   const values = b.list([
@@ -206,9 +220,10 @@ export function insertJob(d: SqlDialect, t: TableNames, job: NewJob, total: numb
     job.ratePerSecond,
     job.now,
     job.now,
+    total === 0 ? 'done' : 'running',
   ]);
   return b.statement(`INSERT INTO ${t.adminJobs} (kind, filter, reason, actor, total, max_id, rate_per_second,
-  created_at, updated_at, status, done, changed, cursor_id) VALUES (${values}, 'running', 0, 0, 0)`);
+  created_at, updated_at, status, done, changed, cursor_id) VALUES (${values}, 0, 0, 0)`);
 }
 
 export function selectJob(d: SqlDialect, t: TableNames, id: number, lock = false): Statement {
@@ -284,7 +299,7 @@ export function advanceJob(
 WHERE id = ${b.bind(u.id)} AND owner = ${b.bind(u.owner)} AND status = 'running'`);
 }
 
-/** running -> `status` (cancelled or failed). */
+/** running -> `status` (cancelled or failed); with `owner`, only while that owner holds the job. */
 export function endJob(
   d: SqlDialect,
   t: TableNames,
@@ -292,11 +307,13 @@ export function endJob(
   status: 'cancelled' | 'failed',
   error: string | null,
   now: number,
+  owner?: string,
 ): Statement {
   const b = new Binder(d);
-  return b.statement(`UPDATE ${t.adminJobs} SET status = ${b.bind(status)}, error = ${b.bind(error)},
-  updated_at = ${b.bind(now)}
-WHERE id = ${b.bind(id)} AND status = 'running'`);
+  // Bind in text order: `?` placeholders are positional.
+  const set = `status = ${b.bind(status)}, error = ${b.bind(error)}, updated_at = ${b.bind(now)}`;
+  const w = new Where(b).eq('id', id).eq('status', 'running').eq('owner', owner);
+  return b.statement(`UPDATE ${t.adminJobs} SET ${set} WHERE ${w}`);
 }
 
 /** Locks the given dead letters that are in one of `from` (and held by `claimedBy`), in id order. */

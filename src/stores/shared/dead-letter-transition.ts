@@ -71,10 +71,31 @@ export async function transitionDeadLetters(
 
 const bodyText = (v: unknown): string => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
 
-/** pending, dead or ignored -> pending, due now (the replay job picks it up). */
-export const replayTransition = (ids: readonly number[], actor: string, now: number): DeadLetterTransition => ({
+/** The states an operator's replay accepts. */
+export const REPLAYABLE: readonly DeadLetterStatus[] = ['pending', 'dead', 'ignored'];
+
+/** What a bulk replay acts on when its filter names no status: an ignored row was closed on purpose. */
+export const JOB_REPLAY_DEFAULT: readonly DeadLetterStatus[] = ['pending', 'dead'];
+
+/**
+ * The states a bulk replay job may move rows from: those its filter names that replay accepts, or
+ * pending and dead when it names none. Checked again under the row lock, so a row ignored after the
+ * job was created is not revived by it.
+ * @example jobReplayFrom({ status: ['ignored', 'resolved'] }) // ['ignored']
+ */
+export function jobReplayFrom(filter: { readonly status?: readonly DeadLetterStatus[] }): DeadLetterStatus[] {
+  return (filter.status ?? JOB_REPLAY_DEFAULT).filter((s) => REPLAYABLE.includes(s));
+}
+
+/** `from` (by default pending, dead or ignored) -> pending, due now (the replay job picks it up). */
+export const replayTransition = (
+  ids: readonly number[],
+  actor: string,
+  now: number,
+  from: readonly DeadLetterStatus[] = REPLAYABLE,
+): DeadLetterTransition => ({
   ids,
-  from: ['pending', 'dead', 'ignored'],
+  from,
   set: {
     status: 'pending',
     next_retry_at: now,

@@ -1,13 +1,16 @@
 import type { RelayHeartbeat } from '../../ports/admin-store.js';
 import type { TableNames } from '../shared/naming.js';
 import { Binder, type SqlDialect, type Statement } from '../shared/sql-dialect.js';
+import { UNICODE_LOWER } from './unicode-lower.js';
 
 /** SQLite's admin statements that differ from the shared ones (shared/admin-sql.ts), and its descriptor. */
 
 export const adminDialect: SqlDialect = Object.freeze({
   name: 'sqlite',
   placeholder: () => '?',
-  containsIgnoreCase: (column: string, placeholder: string) => `lower(${column}) LIKE ${placeholder} ESCAPE '!'`,
+  // The store registers a lower() that folds all of Unicode, as the pattern's lower-casing does.
+  containsIgnoreCase: (column: string, placeholder: string) =>
+    `${UNICODE_LOWER}(${column}) LIKE ${placeholder} ESCAPE '!'`,
   bool: (value: boolean) => (value ? 1 : 0),
   // Store transactions are BEGIN IMMEDIATE: one writer, so no row locks are needed (or exist).
   forUpdate: '',

@@ -17,6 +17,12 @@ export interface SqliteDatabaseLike {
   prepare(sql: string): SqliteStatementLike;
   exec(sql: string): unknown;
   pragma(source: string, options?: { simple?: boolean }): unknown;
+  /** Defines an SQL function on this connection. */
+  function(
+    name: string,
+    options: { deterministic?: boolean; directOnly?: boolean },
+    fn: (...args: never[]) => unknown,
+  ): unknown;
   close(): unknown;
 }
 

@@ -25,6 +25,7 @@ import * as adminSql from './admin-sql.js';
 import { SqliteConsumerOps } from './consumer-ops.js';
 import { sqliteExecutor, sqliteTransaction, withDatabaseLock, type SqliteDatabaseLike } from './executor.js';
 import { sqliteMigrations } from './migrations.js';
+import { registerUnicodeLower } from './unicode-lower.js';
 import * as sql from './outbox-sql.js';
 
 const optionsSchema = z.object({
@@ -101,6 +102,7 @@ export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, C
     private readonly prefix: string,
   ) {
     super();
+    registerUnicodeLower(db);
     this.tables = tableNames(prefix, (n) => `"${n}"`);
     this.outboxTable = this.tables.outbox;
     const own = { query: this.run.bind(this), transaction: this.ownTransaction.bind(this) };

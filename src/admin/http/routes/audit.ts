@@ -16,7 +16,8 @@ const list = createRoute({
 export function auditRoutes(app: OpenAPIHono<AppEnv>, { stores }: AppDeps): void {
   app.openapi(list, async (c) => {
     const { store, filter, page } = splitQuery(c.req.valid('query'));
-    const { name, service } = stores.get(store);
-    return c.json({ ...(await asQuery(() => service.listAudit(filter, page))), store: name }, 200);
+    const entry = stores.get(store);
+    const items = await asQuery(() => entry.read((service) => service.listAudit(filter, page)));
+    return c.json({ ...items, store: entry.name }, 200);
   });
 }

@@ -67,12 +67,13 @@ const edit = createRoute({
 export function deadLetterRoutes(app: OpenAPIHono<AppEnv>, { stores }: AppDeps): void {
   app.openapi(list, async (c) => {
     const { store, filter, page } = splitQuery(c.req.valid('query'));
-    const { name, service } = stores.get(store);
-    return c.json({ ...(await asQuery(() => service.listDeadLetters(filter, page))), store: name }, 200);
+    const entry = stores.get(store);
+    const items = await asQuery(() => entry.read((service) => service.listDeadLetters(filter, page)));
+    return c.json({ ...items, store: entry.name }, 200);
   });
   app.openapi(one, async (c) => {
-    const { service } = stores.get(c.req.valid('query').store);
-    return c.json(await service.getDeadLetter(c.req.valid('param').id), 200);
+    const entry = stores.get(c.req.valid('query').store);
+    return c.json(await entry.read((service) => service.getDeadLetter(c.req.valid('param').id)), 200);
   });
   app.openapi(replay, async (c) => {
     const { service } = stores.get(c.req.valid('query').store);

@@ -54,12 +54,13 @@ export function jobRoutes(app: OpenAPIHono<AppEnv>, { stores, options }: AppDeps
   });
   app.openapi(list, async (c) => {
     const { store, page } = splitQuery(c.req.valid('query'));
-    const { name, service } = stores.get(store);
-    return c.json({ ...(await asQuery(() => service.listJobs(page))), store: name }, 200);
+    const entry = stores.get(store);
+    const items = await asQuery(() => entry.read((service) => service.listJobs(page)));
+    return c.json({ ...items, store: entry.name }, 200);
   });
   app.openapi(one, async (c) => {
-    const { service } = stores.get(c.req.valid('query').store);
-    return c.json(await service.getJob(c.req.valid('param').id), 200);
+    const entry = stores.get(c.req.valid('query').store);
+    return c.json(await entry.read((service) => service.getJob(c.req.valid('param').id)), 200);
   });
   app.openapi(cancel, async (c) => {
     const { service } = stores.get(c.req.valid('query').store);

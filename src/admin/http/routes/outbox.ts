@@ -39,12 +39,13 @@ const resend = createRoute({
 export function outboxRoutes(app: OpenAPIHono<AppEnv>, { stores }: AppDeps): void {
   app.openapi(list, async (c) => {
     const { store, filter, page } = splitQuery(c.req.valid('query'));
-    const { name, service } = stores.get(store);
-    return c.json({ ...(await asQuery(() => service.listOutbox(filter, page))), store: name }, 200);
+    const entry = stores.get(store);
+    const items = await asQuery(() => entry.read((service) => service.listOutbox(filter, page)));
+    return c.json({ ...items, store: entry.name }, 200);
   });
   app.openapi(one, async (c) => {
-    const { service } = stores.get(c.req.valid('query').store);
-    return c.json(await service.getOutbox(c.req.valid('param').messageId), 200);
+    const entry = stores.get(c.req.valid('query').store);
+    return c.json(await entry.read((service) => service.getOutbox(c.req.valid('param').messageId)), 200);
   });
   app.openapi(resend, async (c) => {
     const { service } = stores.get(c.req.valid('query').store);

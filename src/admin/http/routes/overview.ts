@@ -24,10 +24,11 @@ const doctor = createRoute({
   },
 });
 
-export function overviewRoutes(app: OpenAPIHono<AppEnv>, { stores, options }: AppDeps): void {
-  app.openapi(overview, async (c) => c.json(await stores.overview(), 200));
+export function overviewRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
+  // Both are polled by every open console: answered from shared reads (cache.overviewMs, cache.doctorMs).
+  app.openapi(overview, async (c) => c.json(await deps.stores.overview(), 200));
   app.openapi(doctor, async (c) => {
-    if (!options.doctor) throw new NotFoundError('the doctor is not configured on this server');
-    return c.json((await options.doctor()) as Record<string, unknown>, 200);
+    if (!deps.doctor) throw new NotFoundError('the doctor is not configured on this server');
+    return c.json((await deps.doctor.get()) as Record<string, unknown>, 200);
   });
 }

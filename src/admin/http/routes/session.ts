@@ -4,6 +4,7 @@ import { ForbiddenError, UnauthenticatedError } from '../../admin-errors.js';
 import { crossSiteReason } from '../../auth/same-origin.js';
 import type { AppDeps, AppEnv } from '../app-env.js';
 import { originHeaders } from '../authenticate.js';
+import { sessionCookieOptions } from '../cookie-options.js';
 import { errors, json, jsonBody } from '../schemas/common.js';
 
 const sessionSchema = z
@@ -24,7 +25,7 @@ const login = createRoute({
   method: 'post',
   path: '/api/session',
   tags: ['session'],
-  summary: 'Log in with an API token: sets the session cookie (HttpOnly, SameSite=Strict)',
+  summary: 'Log in with an API token: sets the session cookie (HttpOnly, SameSite=Strict, Secure over HTTPS)',
   security: [],
   request: {
     body: jsonBody(z.strictObject({ token: z.string({ error: 'is required' }).min(1, 'is required').max(4096) }), true),
@@ -44,13 +45,12 @@ const logout = createRoute({
   method: 'delete',
   path: '/api/session',
   tags: ['session'],
-  summary: 'Log out: clears the session cookie',
+  summary: 'Log out: ends the session (its cookie stops working at once) and clears the cookie',
   responses: { 204: { description: 'Logged out' }, ...errors(401, 403) },
 });
 
 export function sessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
-  const { options, tokens, sessions, cookieName } = deps;
-  const path = options.basePath || '/';
+  const { options, tokens, sessions, revocations, cookieName } = deps;
   const common = { allowEdit: options.allowEdit, inboxWindowMs: options.inboxWindowMs ?? null };
 
   app.openapi(login, (c) => {
@@ -66,10 +66,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     }
     const { value, session } = sessions.issue(actor, options.clock.now(), options.sessionTtlMs);
     setCookie(c, cookieName, value, {
-      path,
-      httpOnly: true,
-      sameSite: 'Strict',
-      secure: options.cookieSecure,
+      ...sessionCookieOptions(c, options),
       maxAge: Math.floor(options.sessionTtlMs / 1000),
     });
     options.logger.info({ actor: actor.name, role: actor.role }, 'admin login');
@@ -101,7 +98,13 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
   });
 
   app.openapi(logout, (c) => {
-    deleteCookie(c, cookieName, { path, httpOnly: true, sameSite: 'Strict', secure: options.cookieSecure });
+    const session = c.get('session');
+    if (session) {
+      // A copy of the cookie (another tab, a stolen one) must not outlive the sign-out.
+      revocations.revoke(session.id, session.expiresAt, options.clock.now());
+      options.logger.info({ actor: session.name }, 'admin logout');
+    }
+    deleteCookie(c, cookieName, sessionCookieOptions(c, options));
     return c.body(null, 204);
   });
 }
