@@ -7,10 +7,25 @@ import { silentLogger, type Logger } from '../core/logger.js';
 import { parseOptions } from '../core/options.js';
 import type { ConsumerStore } from '../ports/consumer-store.js';
 import type { Subscriber } from '../ports/transport.js';
+import type { ConsumerRetentionOptions } from './consumer-retention.js';
 
 const MIN = 60_000;
 /** The seeds' schedule: 1 min, 5 min, 30 min, 2 h, 8 h, 24 h, then 24 h again until the limit. */
 export const DEFAULT_RETRY_SCHEDULE_MS = Object.freeze([1 * MIN, 5 * MIN, 30 * MIN, 120 * MIN, 480 * MIN, 1440 * MIN]);
+
+const DAY = 86_400_000;
+const DEFAULT_RETENTION = Object.freeze({
+  inboxWindowMs: 7 * DAY,
+  settledDeadLettersMs: 30 * DAY,
+  intervalMs: 60_000,
+  batchSize: 1_000,
+});
+
+/** A retention window: 0 (keep forever) or at least a minute; anything shorter is a mistake, not a policy. */
+const keepMs = z
+  .number()
+  .int()
+  .refine((ms) => ms === 0 || ms >= 60_000, 'must be 0 (keep forever) or at least 60000 (one minute)');
 
 const schema = z.object({
   group: z
@@ -41,21 +56,22 @@ const schema = z.object({
   /** Pause between retries while the consumer's own database is unavailable. */
   unavailableBackoffMs: z.array(z.number().int().min(1)).min(1).default([200, 500, 1_000, 2_000, 5_000, 10_000]),
   instanceId: z.string().min(1).max(64).optional(),
-  /** How long inbox rows are kept; `false` keeps them forever. */
-  inboxRetention: z
+  /**
+   * What the consumer's periodic job deletes, in batches of `batchSize` every `intervalMs`: inbox rows
+   * older than `inboxWindowMs`, and resolved or ignored dead letters (with their history) unchanged for
+   * `settledDeadLettersMs`. 0 keeps that kind forever; `false` keeps everything.
+   */
+  retention: z
     .union([
       z.literal(false),
       z.object({
-        windowMs: z
-          .number()
-          .int()
-          .min(60_000)
-          .default(7 * 86_400_000),
-        intervalMs: z.number().int().min(10).default(60_000),
-        batchSize: z.number().int().min(1).max(100_000).default(1_000),
+        inboxWindowMs: keepMs.default(DEFAULT_RETENTION.inboxWindowMs),
+        settledDeadLettersMs: keepMs.default(DEFAULT_RETENTION.settledDeadLettersMs),
+        intervalMs: z.number().int().min(10).default(DEFAULT_RETENTION.intervalMs),
+        batchSize: z.number().int().min(1).max(100_000).default(DEFAULT_RETENTION.batchSize),
       }),
     ])
-    .default({ windowMs: 7 * 86_400_000, intervalMs: 60_000, batchSize: 1_000 }),
+    .default(DEFAULT_RETENTION),
 });
 
 export interface ConsumerOptions extends z.input<typeof schema> {
@@ -89,8 +105,8 @@ export interface ResolvedConsumerOptions {
   readonly retry: RetryEngine;
   readonly unavailableBackoffMs: readonly number[];
   readonly instanceId: string;
-  readonly inboxRetention:
-    false | { readonly windowMs: number; readonly intervalMs: number; readonly batchSize: number };
+  /** False when nothing is ever purged. */
+  readonly retention: false | ConsumerRetentionOptions;
   readonly store: ConsumerStore;
   readonly transport: Subscriber;
   readonly clock: Clock;
@@ -126,7 +142,7 @@ export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsum
     perKeySerial: o.perKeySerial,
     retry,
     unavailableBackoffMs: o.unavailableBackoffMs,
-    inboxRetention: o.inboxRetention,
+    retention: purgesAnything(o.retention) ? o.retention : false,
     instanceId: o.instanceId ?? `${hostname().slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`,
     store,
     transport,
@@ -134,6 +150,10 @@ export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsum
     logger: logger ?? silentLogger,
     onDead,
   });
+}
+
+function purgesAnything(r: false | ConsumerRetentionOptions): r is ConsumerRetentionOptions {
+  return r !== false && (r.inboxWindowMs > 0 || r.settledDeadLettersMs > 0);
 }
 
 /** The retry decision after `attempts` failures under the dead-letter table engine. */

@@ -6,7 +6,7 @@ import { BatchProcessor, type Outcome, type WorkItem } from './batch-processor.j
 import { resolveConsumerOptions, type ConsumerOptions, type ResolvedConsumerOptions } from './consumer-options.js';
 import { Lane, type Pending } from './lane.js';
 import { HandlerRegistry, type Handler, type Upcaster } from './handler-registry.js';
-import { InboxRetention } from './inbox-retention.js';
+import { ConsumerRetention } from './consumer-retention.js';
 
 /**
  * Exactly-once effects on top of at-least-once delivery. For each delivery: one transaction in the
@@ -29,7 +29,7 @@ export class Consumer {
   private subscription: Subscription | undefined;
   private readonly lanes: Lane[];
   private nextLane = 0;
-  private retention: InboxRetention | undefined;
+  private retention: ConsumerRetention | undefined;
 
   constructor(options: ConsumerOptions) {
     this.options = resolveConsumerOptions(options);
@@ -64,8 +64,8 @@ export class Consumer {
     this.subscription = await o.transport.subscribe({ group: o.group, topics, prefetch: o.prefetch }, (delivery) =>
       this.enqueue(delivery),
     );
-    if (o.inboxRetention) {
-      this.retention = new InboxRetention(o.store, o.clock, o.inboxRetention, o.logger);
+    if (o.retention) {
+      this.retention = new ConsumerRetention(o.store, o.clock, o.retention, o.logger);
       this.retention.start();
     }
     o.logger.info({ group: o.group, topics, retry: o.retry.kind }, 'consumer started');

@@ -5,4 +5,4 @@ export { ReplayJob, type ReplayJobOptions } from './replay-job.js';
 export { fetchBack, type FetchBackOptions } from './fetch-back.js';
 export { PermanentError, RetryLaterError } from './errors.js';
 export type { Handler, HandlerContext, Upcaster } from './handler-registry.js';
-export { InboxRetention, type InboxRetentionOptions } from './inbox-retention.js';
+export { ConsumerRetention, type ConsumerRetentionOptions, type RetentionPass } from './consumer-retention.js';

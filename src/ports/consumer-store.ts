@@ -115,6 +115,12 @@ export interface DeadLetterStore {
   ignore(id: number, reason: string, now: number): Promise<boolean>;
   getDeadLetter(messageId: string, group: string): Promise<DeadLetterRow | undefined>;
   countDeadLetters(group?: string): Promise<Record<DeadLetterStatus, number>>;
+  /**
+   * Deletes at most `limit` settled rows (resolved or ignored) last changed before `before`, of any
+   * group, with their history rows, in one transaction; returns how many rows went. Pending,
+   * replaying and dead rows are never deleted; rows another transaction holds are skipped.
+   */
+  purgeSettledDeadLetters(before: number, limit: number): Promise<number>;
 }
 
 /** The consumer side of a store: its own transaction, inbox and dead letters. */

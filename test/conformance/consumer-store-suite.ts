@@ -4,7 +4,7 @@
  *   runConsumerStoreConformance('postgres', async () => ({ ...(await makePostgresFixture()), ...plan }));
  *
  * The fixture is the outbox suite's (a migrated store, transactions on a second connection) plus
- * the plan of the dead-letter claim query.
+ * the plans of the dead-letter claim and of the settled dead-letter purge.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -17,6 +17,10 @@ export interface ConsumerStoreFixture extends StoreFixture {
   deadLetterClaimPlan(): Promise<string>;
   /** Names of the indexes the dead-letter claim must use. */
   readonly deadLetterClaimIndexes: readonly string[];
+  /** The plan of every statement of the settled dead-letter purge, as text. */
+  settledPurgePlan(): Promise<string>;
+  /** Name of the index the purge must use to find settled rows. */
+  readonly settledPurgeIndex: string;
 }
 
 const GROUP = 'billing';
@@ -68,6 +72,31 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       f.store.claimDue({ owner, group: GROUP, now, limit, leaseMs });
     const statusOf = async (row: DeadLetterRow) => (await f.store.getDeadLetter(row.messageId, row.group))!.status;
     const zeros = { pending: 0, replaying: 0, resolved: 0, ignored: 0, dead: 0 };
+    /** A resolved row, last changed at `at`. Claims every due row of the group: call it before seeding others. */
+    const resolvedAt = async (at: number, group = GROUP) => {
+      const row = await seedOne({ group }, retryAt(1_000));
+      const claimed = await f.store.claimDue({ owner: 'settler', group, now: at, limit: 100, leaseMs: 5_000 });
+      expect(claimed.map((r) => r.id)).toEqual([row.id]);
+      expect(await f.store.markResolved(row.id, 'settler', at)).toBe(true);
+      return row;
+    };
+    /** An ignored row, last changed at `at`. */
+    const ignoredAt = async (at: number, group = GROUP) => {
+      const row = await seedOne({ group }, dead);
+      expect(await f.store.ignore(row.id, 'obsolete', at)).toBe(true);
+      return row;
+    };
+    /** How many history rows each dead letter has. */
+    const historyOf = async (rows: readonly DeadLetterRow[]): Promise<number[]> => {
+      const { rows: counts } = await f.store.transaction((tx) =>
+        tx.query(
+          `SELECT dead_letter_id AS id, count(*) AS n FROM ${f.store.tables.deadLetterEvents}
+           WHERE dead_letter_id IN (${rows.map((r) => r.id).join(', ')}) GROUP BY dead_letter_id`,
+        ),
+      );
+      return rows.map((row) => Number(counts.find((c) => Number(c.id) === row.id)?.n ?? 0));
+    };
+    const purge = (before: number, limit: number) => f.store.purgeSettledDeadLetters(before, limit);
 
     it('resolves many claimed rows at once, only for their owner', async () => {
       const rows = await seed([failure(), failure(), failure()], retryAt(1_000));
@@ -107,14 +136,17 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       await f.store.transaction(async (tx) => {
         await tx.query(`DROP TABLE ${t.inbox}`);
         await tx.query(`DROP TABLE ${t.deadLetters}`);
-        await tx.query(`DELETE FROM ${t.migrations} WHERE id = 2`);
+        // Later migrations rerun over what they left (idempotent), and re-index the new table.
+        await tx.query(`DELETE FROM ${t.migrations} WHERE id >= 2`);
       });
       await Promise.all([f.store.migrate(), f.store.migrate()]);
       const { rows } = await f.store.transaction((tx) => tx.query(`SELECT id FROM ${t.migrations} ORDER BY id`));
-      expect(rows.map((r) => Number(r.id))).toEqual([1, 2, 3]);
+      expect(rows.map((r) => Number(r.id))).toEqual([1, 2, 3, 4]);
       expect(await f.store.get(kept.messageId)).toBeDefined();
       expect(await f.store.countDeadLetters()).toEqual(zeros);
       expect(await f.store.transaction((tx) => f.store.recordInbox(tx, randomUUID(), GROUP, 1))).toBe(true);
+      // MySQL and SQLite name the settled index in the purge: it fails if migration 4 left none.
+      expect(await f.store.purgeSettledDeadLetters(1_000_000, 10)).toBe(0);
     });
 
     it('records an inbox row once per group, and a rolled-back one leaves nothing', async () => {
@@ -402,6 +434,88 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       expect(await f.store.purgeInbox(3_500, 2)).toBe(0);
       const left = await Promise.all(ids.map(({ id }) => f.store.inboxRecordedAt(id, GROUP)));
       expect(left).toEqual([undefined, undefined, undefined, 4_000, 5_000]);
+    });
+
+    it('purges only settled rows older than the cutoff, of every group, with their history, in bounded batches', async () => {
+      const oldResolved = [await resolvedAt(11_000), await resolvedAt(11_500), await resolvedAt(11_900)];
+      const newResolved = await resolvedAt(20_000); // at the cutoff: not older, kept
+      const oldIgnored = [await ignoredAt(12_000), await ignoredAt(12_000, 'shipping')];
+      const newIgnored = await ignoredAt(30_000);
+      const pending = await seedOne({}, retryAt(1_000_000)); // last changed at 1_000, long before the cutoff
+      const deadRow = await seedOne({}, dead);
+      const replaying = await seedOne({}, retryAt(1_000));
+      expect((await claim('r1', 10_000)).map((r) => r.id)).toEqual([replaying.id]);
+      const purged = [...oldResolved, ...oldIgnored];
+      const kept = [newResolved, newIgnored, pending, deadRow, replaying];
+      const keptHistory = await historyOf(kept);
+      for (const n of [...(await historyOf(purged)), ...keptHistory]) expect(n).toBeGreaterThan(0);
+
+      expect(await purge(20_000, 3)).toBe(3);
+      expect(await purge(20_000, 3)).toBe(2);
+      expect(await purge(20_000, 3)).toBe(0);
+
+      for (const row of purged) expect(await f.store.getDeadLetter(row.messageId, row.group)).toBeUndefined();
+      expect(await historyOf(purged)).toEqual(purged.map(() => 0));
+      expect(await Promise.all(kept.map(statusOf))).toEqual(['resolved', 'ignored', 'pending', 'dead', 'replaying']);
+      expect(await historyOf(kept)).toEqual(keptHistory);
+      expect(await f.store.countDeadLetters()).toEqual({ pending: 1, replaying: 1, resolved: 1, ignored: 1, dead: 1 });
+      // A later failure of a purged message starts a new row.
+      const again = await f.store.transaction((tx) =>
+        f.store.recordDeliveryFailure(tx, failure({ messageId: purged[0]!.messageId, now: 40_000 }), dead),
+      );
+      expect(again).toMatchObject({ attempts: 1, status: 'dead' });
+    });
+
+    it('keeps settled rows and their history when deleting the history fails', async () => {
+      const row = await ignoredAt(12_000);
+      const history = await historyOf([row]);
+      const events = f.store.tables.deadLetterEvents;
+      const name = events.split('.').pop()!.replace(/["`]/g, '');
+      const quote = (n: string) => (f.store.dialect === 'mysql' ? `\`${n}\`` : `"${n}"`);
+      await f.store.transaction((tx) => tx.query(`ALTER TABLE ${events} RENAME TO ${quote(`${name}_off`)}`));
+      try {
+        await expect(purge(20_000, 10)).rejects.toMatchObject({ code: 'SURETY_STORE_FAILED' });
+      } finally {
+        const away = events.replace(name, `${name}_off`);
+        await f.store.transaction((tx) => tx.query(`ALTER TABLE ${away} RENAME TO ${quote(name)}`));
+      }
+      expect(await statusOf(row)).toBe('ignored');
+      expect(await historyOf([row])).toEqual(history);
+      expect(await purge(20_000, 10)).toBe(1);
+    });
+
+    it('passes over a settled row that an open transaction is reopening, without waiting', async () => {
+      if (!f.concurrentWriters) return;
+      const reopened = await resolvedAt(11_000);
+      const other = await ignoredAt(11_000);
+      const t = await f.begin();
+      try {
+        await f.store.recordDeliveryFailure(
+          t.tx,
+          failure({ messageId: reopened.messageId, now: 40_000 }),
+          retryAt(50_000),
+        );
+        expect(await purge(20_000, 10)).toBe(1);
+        await t.commit();
+      } catch (err) {
+        await t.rollback();
+        throw err;
+      }
+      expect(await f.store.getDeadLetter(other.messageId, GROUP)).toBeUndefined();
+      expect(await f.store.getDeadLetter(reopened.messageId, GROUP)).toMatchObject({ status: 'pending', attempts: 1 });
+      expect(await purge(20_000, 10)).toBe(0);
+      expect((await historyOf([reopened]))[0]).toBeGreaterThan(0);
+    });
+
+    it('finds settled rows on their index', async () => {
+      await seed(
+        Array.from({ length: 300 }, () => failure()),
+        dead,
+      );
+      const plan = await f.settledPurgePlan();
+      expect(plan).toContain(f.settledPurgeIndex);
+      // No full scan of a table or an index: the select walks the settled rows, the deletes go by id.
+      expect(plan).not.toMatch(/Seq Scan|^SCAN |type: (ALL|index)\b/im);
     });
 
     it('runs the dead-letter claim on its indexes whatever the statistics say', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimDue } from '../../src/stores/postgres/dead-letter-sql.js';
+import { claimDue, purgeSettled } from '../../src/stores/postgres/dead-letter-sql.js';
 import { pgExecutor, statementName } from '../../src/stores/postgres/executor.js';
 import { insertInbox } from '../../src/stores/postgres/inbox-sql.js';
 import { CLAIM_PLAN_SETTINGS } from '../../src/stores/postgres/outbox-sql.js';
@@ -9,22 +9,26 @@ import { makePostgresFixture } from './fixtures.js';
 
 runConsumerStoreConformance('postgres', async () => {
   const f = await makePostgresFixture('pg_consumer');
+  /** The plan of `text` under the settings the store runs it with (CLAIM_PLAN_SETTINGS). */
+  const forcedPlan = async (text: string, values: unknown[]) => {
+    const client = await f.pool.connect();
+    try {
+      // Statistics that say "empty table" tempt the planner into a sequential scan.
+      await client.query(`ALTER TABLE ${f.store.tables.deadLetters} SET (autovacuum_enabled = false)`);
+      await client.query(`BEGIN; ${CLAIM_PLAN_SETTINGS}`);
+      const res = await client.query(`EXPLAIN ${text}`, values);
+      await client.query('ROLLBACK');
+      return res.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+    } finally {
+      client.release();
+    }
+  };
   return {
     ...f,
     deadLetterClaimIndexes: ['surety_dead_letters_due', 'surety_dead_letters_lease'],
-    async deadLetterClaimPlan() {
-      const client = await f.pool.connect();
-      try {
-        // Statistics that say "empty table" tempt the planner into a sequential scan.
-        await client.query(`ALTER TABLE ${f.store.tables.deadLetters} SET (autovacuum_enabled = false)`);
-        await client.query(`BEGIN; ${CLAIM_PLAN_SETTINGS}`);
-        const res = await client.query(`EXPLAIN ${claimDue(f.store.tables)}`, [10_000, 500, 'x', 20_000, 'g']);
-        await client.query('ROLLBACK');
-        return res.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
-      } finally {
-        client.release();
-      }
-    },
+    deadLetterClaimPlan: () => forcedPlan(claimDue(f.store.tables), [10_000, 500, 'x', 20_000, 'g']),
+    settledPurgeIndex: 'surety_dead_letters_settled',
+    settledPurgePlan: () => forcedPlan(purgeSettled(f.store.tables), [20_000, 500]),
   };
 });
 

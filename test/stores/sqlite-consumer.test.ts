@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claimDue, deadLetterIndexNames } from '../../src/stores/sqlite/dead-letter-sql.js';
+import {
+  claimDue,
+  deadLetterIndexNames,
+  deleteEvents,
+  deleteByIds,
+  selectSettled,
+  settledIndexName,
+} from '../../src/stores/sqlite/dead-letter-sql.js';
 import { failure, runConsumerStoreConformance } from '../conformance/consumer-store-suite.js';
 import { makeSqliteFixture } from './sqlite-fixture.js';
 
@@ -7,16 +14,30 @@ const PREFIX = 'surety_';
 
 runConsumerStoreConformance('sqlite', async () => {
   const f = await makeSqliteFixture('sqlite_consumer');
+  const t = f.store.tables;
+  const explain = (statements: [string, unknown[]][]) =>
+    statements
+      .flatMap(
+        ([text, values]) => f.store.db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...values) as { detail: string }[],
+      )
+      .map((r) => r.detail)
+      .join('\n');
   return {
     ...f,
     deadLetterClaimIndexes: Object.values(deadLetterIndexNames(PREFIX)),
     async deadLetterClaimPlan() {
       // Statistics of an all-pending table make the partial indexes look useless; INDEXED BY must hold regardless.
       f.store.db.exec('ANALYZE');
-      const rows = f.store.db
-        .prepare(`EXPLAIN QUERY PLAN ${claimDue(f.store.tables, PREFIX)}`)
-        .all('x', 20_000, 10_000, 10_000, 'g', 500, 10_000, 'g', 500, 500);
-      return (rows as { detail: string }[]).map((r) => r.detail).join('\n');
+      return explain([[claimDue(t, PREFIX), ['x', 20_000, 10_000, 10_000, 'g', 500, 10_000, 'g', 500, 500]]]);
+    },
+    settledPurgeIndex: settledIndexName(PREFIX),
+    async settledPurgePlan() {
+      f.store.db.exec('ANALYZE');
+      return explain([
+        [selectSettled(t, PREFIX), [20_000, 500]],
+        [deleteByIds(t, 3), [1, 2, 3]],
+        [deleteEvents(t, 3), [1, 2, 3]],
+      ]);
     },
   };
 });

@@ -136,7 +136,7 @@ async function startPipeline({ producer, consumer: store, admin, allowEdit, clea
       transport,
       batchSize: 1,
       deadLetters: { scheduleMs: [3_600_000], maxAttempts: 1 },
-      inboxRetention: false,
+      retention: false,
     }).on('order.created', async (order: { key: string }) => {
       if (failing.has(order.key)) throw new Error(`payment provider declined order ${order.key}`);
       handled.push(order.key);

@@ -12,7 +12,12 @@ import { countsFromRows, toDeadLetterRow, type ClaimDueRequest, type DecideRetry
 import { transitionDeadLetters, type DeadLetterTransition } from '../shared/dead-letter-transition.js';
 import type { TableNames } from '../shared/naming.js';
 import { clipError } from '../shared/outbox-row.js';
-import { applyFailureDecision, StepwiseDeadLetters } from '../shared/stepwise-dead-letters.js';
+import {
+  applyFailureDecision,
+  purgeSettledStepwise,
+  StepwiseDeadLetters,
+  type SettledPurgeSql,
+} from '../shared/stepwise-dead-letters.js';
 import { adminDialect } from './admin-sql.js';
 import * as dl from './dead-letter-sql.js';
 import { isDuplicateKey } from './executor.js';
@@ -145,6 +150,16 @@ export class MysqlConsumerOps extends StepwiseDeadLetters implements InboxStore,
   async countDeadLetters(group?: string): Promise<Record<DeadLetterStatus, number>> {
     const byGroup = group !== undefined;
     return countsFromRows((await this.db.run(dl.countByStatus(this.t, byGroup), byGroup ? [group] : [])).rows);
+  }
+
+  /** In one READ COMMITTED transaction, so the range takes no gap locks that would stall new failures. */
+  purgeSettledDeadLetters(before: number, limit: number): Promise<number> {
+    const sql: SettledPurgeSql = {
+      selectSettled: dl.selectSettled(this.t, this.prefix),
+      deleteRows: (n) => dl.deleteByIds(this.t, n),
+      deleteEvents: (n) => dl.deleteEvents(this.t, n),
+    };
+    return this.db.ownTransaction((tx) => purgeSettledStepwise(tx, sql, before, limit));
   }
 
   /** Lock, update and record history in one READ COMMITTED transaction (MySQL has no data-modifying CTE). */

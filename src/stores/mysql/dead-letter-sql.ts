@@ -61,6 +61,28 @@ WHERE ((status = 'pending' AND next_retry_at <= ?) OR (status = 'replaying' AND 
 
 // Resolving, rescheduling and ignoring are transitions that also write history: shared/dead-letter-transition.ts.
 
+/** The settled rows' index (migration 4), forced by the purge. */
+export const settledIndexName = (prefix: string) => `${prefix}dead_letters_settled`;
+
+/**
+ * ? before, ? limit. Settled rows unchanged since `before`, locked, passing over rows a new failure
+ * is reopening. Unordered: across two statuses, ORDER BY updated_at would sort every match. Run in
+ * READ COMMITTED (no gap locks).
+ */
+export const selectSettled = (t: TableNames, prefix: string) => `SELECT id
+FROM ${t.deadLetters} FORCE INDEX (\`${settledIndexName(prefix)}\`)
+WHERE status IN ('resolved', 'ignored') AND updated_at < ?
+LIMIT ?
+FOR UPDATE SKIP LOCKED`;
+
+/** `count` ids, locked by selectSettled: nothing else can have changed them. */
+export const deleteByIds = (t: TableNames, count: number) =>
+  `DELETE FROM ${t.deadLetters} WHERE id IN (${list(count)})`;
+
+/** `count` dead-letter ids: their history rows. */
+export const deleteEvents = (t: TableNames, count: number) =>
+  `DELETE FROM ${t.deadLetterEvents} WHERE dead_letter_id IN (${list(count)})`;
+
 export const selectByKey = (t: TableNames) =>
   `SELECT ${DEAD_LETTER_COLUMNS} FROM ${t.deadLetters} WHERE message_id = ? AND group_name = ?`;
 

@@ -169,6 +169,12 @@ export function mysqlMigrations(t: TableNames, indexPrefix: string): Migration[]
         addIndex(`ALTER TABLE ${t.deadLetters} ADD INDEX ${bare('dead_letters_created')} (created_at)`),
       ],
     },
+    {
+      id: 4,
+      name: 'dead-letter-retention',
+      // Plain, leading with status, for want of partial indexes (as the claim indexes).
+      up: [addIndex(`ALTER TABLE ${t.deadLetters} ADD INDEX ${bare('dead_letters_settled')} (status, updated_at)`)],
+    },
   ];
 }
 

@@ -135,4 +135,9 @@ export class PostgresConsumerOps implements InboxStore, DeadLetterStore {
     const byGroup = group !== undefined;
     return countsFromRows((await this.db.run(dl.countByStatus(this.t, byGroup), byGroup ? [group] : [])).rows);
   }
+
+  async purgeSettledDeadLetters(before: number, limit: number): Promise<number> {
+    const { rows } = await this.db.runForcedPlan(dl.purgeSettled(this.t), [before, limit]);
+    return Number(rows[0]!.n);
+  }
 }

@@ -81,6 +81,21 @@ INSERT INTO ${t.deadLetterEvents} (${EVENT_COLUMNS})
 SELECT id, message_id, group_name, $7::bigint, CASE WHEN status = 'dead' THEN 'dead' ELSE 'replay_failed' END,
   attempts, last_error, $2::text FROM d`;
 
+/**
+ * $1 before, $2 limit. Settled rows (resolved, ignored) unchanged since `before`, oldest first on
+ * their partial index, deleted with their history in one statement. SKIP LOCKED passes over a row a
+ * new failure is reopening; locking re-checks the status on the newest row version, which the lock
+ * then keeps, so the outer delete needs only the ids (primary-key lookups).
+ */
+export const purgeSettled = (t: TableNames) => `WITH d AS (
+  DELETE FROM ${t.deadLetters}
+  WHERE id = ANY(ARRAY(
+    SELECT id FROM ${t.deadLetters} WHERE status IN ('resolved', 'ignored') AND updated_at < $1
+    ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED))
+  RETURNING id),
+e AS (DELETE FROM ${t.deadLetterEvents} WHERE dead_letter_id IN (SELECT id FROM d))
+SELECT count(*)::int AS n FROM d`;
+
 export const selectByKey = (t: TableNames) =>
   `SELECT ${DEAD_LETTER_COLUMNS} FROM ${t.deadLetters} WHERE message_id = $1 AND group_name = $2`;
 

@@ -157,5 +157,13 @@ export function postgresMigrations(t: TableNames, indexPrefix: string): Migratio
         `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_created')} ON ${t.deadLetters} (created_at)`,
       ],
     },
+    {
+      id: 4,
+      name: 'dead-letter-retention',
+      // Only settled rows enter it, so it stays as small as what retention has left to delete.
+      up: [
+        `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_settled')} ON ${t.deadLetters} (updated_at) WHERE status IN ('resolved', 'ignored')`,
+      ],
+    },
   ];
 }

@@ -58,4 +58,7 @@ export abstract class ConsumerDelegation implements ConsumerOps {
   countDeadLetters(group?: string): Promise<Record<DeadLetterStatus, number>> {
     return this.consumer.countDeadLetters(group);
   }
+  purgeSettledDeadLetters(before: number, limit: number): Promise<number> {
+    return this.consumer.purgeSettledDeadLetters(before, limit);
+  }
 }

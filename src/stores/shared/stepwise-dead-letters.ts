@@ -1,3 +1,4 @@
+import { StoreError } from '../../core/errors.js';
 import type { DeadLetterStore, FailureRecord, RecordedFailure } from '../../ports/consumer-store.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
 import { insertDeadLetterEvents } from './admin-sql.js';
@@ -47,6 +48,41 @@ export async function applyFailureDecision(
   ]);
   await tx.query(event.text, event.values);
   return { id, attempts, status, nextRetryAt };
+}
+
+/** A dialect's statements for {@link purgeSettledStepwise}; placeholders are `?`. */
+export interface SettledPurgeSql {
+  /** ? before, ? limit: ids of settled rows unchanged since `before`, locked for the transaction. */
+  readonly selectSettled: string;
+  /** `count` ids: the dead letters. */
+  deleteRows(count: number): string;
+  /** `count` dead-letter ids: their history rows. */
+  deleteEvents(count: number): string;
+}
+
+/** Ids per DELETE: well under every driver's and SQLite's limit on bound values. */
+const PURGE_CHUNK = 500;
+
+/**
+ * Deletes at most `limit` settled dead letters and their history in `tx`, the caller's transaction:
+ * select and lock, then delete by id. Returns how many rows went.
+ */
+export async function purgeSettledStepwise(
+  tx: SqlExecutor,
+  sql: SettledPurgeSql,
+  before: number,
+  limit: number,
+): Promise<number> {
+  const { rows } = await tx.query<{ id: unknown }>(sql.selectSettled, [before, limit]);
+  const ids = rows.map((r) => Number(r.id));
+  for (let i = 0; i < ids.length; i += PURGE_CHUNK) {
+    const chunk = ids.slice(i, i + PURGE_CHUNK);
+    const deleted = await tx.query(sql.deleteRows(chunk.length), chunk);
+    // The rows are locked (or the transaction is exclusive): nothing can have moved them.
+    if (deleted.rowCount !== chunk.length) throw new StoreError('a dead-letter purge lost rows it had locked');
+    await tx.query(sql.deleteEvents(chunk.length), chunk);
+  }
+  return ids.length;
 }
 
 type StateChanges = Pick<DeadLetterStore, 'markResolved' | 'markResolvedMany' | 'reschedule' | 'ignore'>;

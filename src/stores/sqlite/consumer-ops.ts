@@ -11,7 +11,12 @@ import { countsFromRows, toDeadLetterRow, type ClaimDueRequest, type DecideRetry
 import { transitionDeadLetters, type DeadLetterTransition } from '../shared/dead-letter-transition.js';
 import type { TableNames } from '../shared/naming.js';
 import { clipError } from '../shared/outbox-row.js';
-import { applyFailureDecision, StepwiseDeadLetters } from '../shared/stepwise-dead-letters.js';
+import {
+  applyFailureDecision,
+  purgeSettledStepwise,
+  StepwiseDeadLetters,
+  type SettledPurgeSql,
+} from '../shared/stepwise-dead-letters.js';
 import { adminDialect } from './admin-sql.js';
 import * as dl from './dead-letter-sql.js';
 import * as inbox from './inbox-sql.js';
@@ -102,6 +107,16 @@ export class SqliteConsumerOps extends StepwiseDeadLetters implements InboxStore
   async countDeadLetters(group?: string): Promise<Record<DeadLetterStatus, number>> {
     const byGroup = group !== undefined;
     return countsFromRows((await this.db.run(dl.countByStatus(this.t, byGroup), byGroup ? [group] : [])).rows);
+  }
+
+  /** Select and delete in one transaction; in-process, the statements cost no round trips. */
+  purgeSettledDeadLetters(before: number, limit: number): Promise<number> {
+    const sql: SettledPurgeSql = {
+      selectSettled: dl.selectSettled(this.t, this.prefix),
+      deleteRows: (n) => dl.deleteByIds(this.t, n),
+      deleteEvents: (n) => dl.deleteEvents(this.t, n),
+    };
+    return this.db.transaction((tx) => purgeSettledStepwise(tx, sql, before, limit));
   }
 
   /** Update and history row in one transaction; in-process, its three statements cost no round trips. */

@@ -3,6 +3,8 @@ import type { TableNames } from '../shared/naming.js';
 
 /** SQLite statements of the dead letters, one named function each. Placeholders are `?`, in text order. */
 
+const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
 /** Index names; the claim names them with INDEXED BY (see claimDue). */
 export const deadLetterIndexNames = (prefix: string) => ({
   due: `${prefix}dead_letters_due`,
@@ -45,6 +47,24 @@ WHERE id IN (
 RETURNING ${DEAD_LETTER_COLUMNS}`;
 
 // Resolving, rescheduling and ignoring are transitions that also write history: shared/dead-letter-transition.ts.
+
+/** The settled rows' partial index (migration 4), named by the purge with INDEXED BY. */
+export const settledIndexName = (prefix: string) => `${prefix}dead_letters_settled`;
+
+/** ? before, ? limit. Settled rows unchanged since `before`, oldest first. */
+export const selectSettled = (t: TableNames, prefix: string) => `SELECT id
+FROM ${t.deadLetters} INDEXED BY "${settledIndexName(prefix)}"
+WHERE status IN ('resolved', 'ignored') AND updated_at < ?
+ORDER BY updated_at
+LIMIT ?`;
+
+/** `count` ids from selectSettled, in the same exclusive transaction. */
+export const deleteByIds = (t: TableNames, count: number) =>
+  `DELETE FROM ${t.deadLetters} WHERE id IN (${list(count)})`;
+
+/** `count` dead-letter ids: their history rows. */
+export const deleteEvents = (t: TableNames, count: number) =>
+  `DELETE FROM ${t.deadLetterEvents} WHERE dead_letter_id IN (${list(count)})`;
 
 export const selectByKey = (t: TableNames) =>
   `SELECT ${DEAD_LETTER_COLUMNS} FROM ${t.deadLetters} WHERE message_id = ? AND group_name = ?`;

@@ -1,0 +1,87 @@
+import type { Clock } from '../core/clock.js';
+import { describeError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { ConsumerStore } from '../ports/consumer-store.js';
+
+export interface ConsumerRetentionOptions {
+  /**
+   * Inbox rows older than this are deleted; 0 keeps them. A message redelivered, replayed or resent
+   * after the window runs its handler again.
+   */
+  readonly inboxWindowMs: number;
+  /** Resolved and ignored dead letters unchanged this long are deleted with their history; 0 keeps them. */
+  readonly settledDeadLettersMs: number;
+  readonly intervalMs: number;
+  /** Rows per delete; a pass repeats batches until one comes back short. */
+  readonly batchSize: number;
+}
+
+/** Rows one pass deleted. */
+export interface RetentionPass {
+  readonly inbox: number;
+  readonly settledDeadLetters: number;
+}
+
+/**
+ * Purges old inbox rows and settled dead letters in bounded batches, yielding between batches. The
+ * tables are shared by every group on the store, so the shortest window among its consumers applies.
+ * Pending, replaying and dead dead letters are never purged.
+ * @example
+ * const retention = new ConsumerRetention(store, systemClock, {
+ *   inboxWindowMs: 7 * 86_400_000, settledDeadLettersMs: 30 * 86_400_000, intervalMs: 60_000, batchSize: 1_000,
+ * }, logger);
+ * retention.start(); // Consumer.start() does this from its `retention` option
+ */
+export class ConsumerRetention {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly store: Pick<ConsumerStore, 'purgeInbox' | 'purgeSettledDeadLetters'>,
+    private readonly clock: Clock,
+    private readonly options: ConsumerRetentionOptions,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.timer = setInterval(() => {
+      this.running ??= this.runOnce()
+        .catch((err) => this.log.warn({ err: describeError(err) }, 'consumer retention failed; will retry'))
+        .finally(() => (this.running = undefined));
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** One pass over the inbox, then the settled dead letters. */
+  async runOnce(): Promise<RetentionPass> {
+    const { inboxWindowMs, settledDeadLettersMs } = this.options;
+    const now = this.clock.now();
+    const inbox = inboxWindowMs > 0 ? await this.drain((n) => this.store.purgeInbox(now - inboxWindowMs, n)) : 0;
+    const settledDeadLetters =
+      settledDeadLettersMs > 0
+        ? await this.drain((n) => this.store.purgeSettledDeadLetters(now - settledDeadLettersMs, n))
+        : 0;
+    if (inbox + settledDeadLetters > 0) this.log.info({ inbox, settledDeadLetters }, 'purged old consumer rows');
+    return { inbox, settledDeadLetters };
+  }
+
+  /** Batches until one comes back short (or the job stops); returns the rows deleted. */
+  private async drain(purge: (limit: number) => Promise<number>): Promise<number> {
+    const { batchSize } = this.options;
+    let total = 0;
+    for (;;) {
+      const n = await purge(batchSize);
+      total += n;
+      if (n < batchSize || this.stopped) return total;
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+}
