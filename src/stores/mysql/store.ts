@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { DriverMissingError, StoreError, SuretyError } from '../../core/errors.js';
+import { DriverMissingError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
 import type { AdminStore } from '../../ports/admin-store.js';
 import type { ConsumerStore } from '../../ports/consumer-store.js';
@@ -32,6 +32,7 @@ import {
 } from './executor.js';
 import { mysqlMigrations } from './migrations.js';
 import * as sql from './outbox-sql.js';
+import { storeErrorFor } from '../shared/store-error.js';
 
 const optionsSchema = z.object({
   /** An existing mysql2 pool (promise or callback flavour). Either this or `uri`. */
@@ -105,8 +106,7 @@ async function retryDeadlocks<T>(work: () => Promise<T>, attempts = 4): Promise<
   }
 }
 
-const storeError = (err: unknown) =>
-  err instanceof StoreError ? err : new StoreError(`MySQL: ${(err as Error).message}`, { cause: err });
+const storeError = storeErrorFor('MySQL');
 
 export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, ConsumerStore, AdminStore {
   readonly dialect = 'mysql' as const;

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { DriverMissingError, StoreError, SuretyError } from '../../core/errors.js';
+import { DriverMissingError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
 import type { AdminStore } from '../../ports/admin-store.js';
 import type { ConsumerStore } from '../../ports/consumer-store.js';
@@ -25,6 +25,9 @@ import { PostgresConsumerOps } from './consumer-ops.js';
 import { pgTransaction, statementName, type PgPoolLike, type PgPreparing, type PgQueryable } from './executor.js';
 import { postgresMigrations } from './migrations.js';
 import * as sql from './outbox-sql.js';
+import { storeErrorFor } from '../shared/store-error.js';
+
+const storeError = storeErrorFor('PostgreSQL');
 
 const optionsSchema = z.object({
   /** An existing pg Pool. Either this or `connectionString`. */
@@ -270,7 +273,7 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
       const res = await (this.pool as unknown as PgPreparing).query({ name: statementName(text), text, values });
       return { rows: res.rows, rowCount: res.rowCount ?? 0 };
     } catch (err) {
-      throw new StoreError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
+      throw storeError(err);
     }
   }
 
@@ -283,7 +286,7 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
       const res = await this.pool.query(text, values as unknown[] | undefined);
       return { rows: res.rows as Record<string, unknown>[], rowCount: res.rowCount ?? 0 };
     } catch (err) {
-      throw new StoreError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
+      throw storeError(err);
     }
   }
 
@@ -291,7 +294,7 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
     try {
       return await pgTransaction(this.pool, work);
     } catch (err) {
-      throw err instanceof StoreError ? err : new StoreError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
+      throw storeError(err);
     }
   }
 
@@ -318,14 +321,14 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
     try {
       client = await this.pool.connect();
     } catch (err) {
-      throw new StoreError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
+      throw storeError(err);
     }
     try {
       return await fn(client);
     } catch (err) {
       client.release(err instanceof Error ? err : true);
       client = undefined;
-      throw err instanceof StoreError ? err : new StoreError(`PostgreSQL: ${(err as Error).message}`, { cause: err });
+      throw storeError(err);
     } finally {
       client?.release();
     }

@@ -27,6 +27,9 @@ import { sqliteExecutor, sqliteTransaction, withDatabaseLock, type SqliteDatabas
 import { sqliteMigrations } from './migrations.js';
 import { registerUnicodeLower } from './unicode-lower.js';
 import * as sql from './outbox-sql.js';
+import { storeErrorFor } from '../shared/store-error.js';
+
+const storeError = storeErrorFor('SQLite');
 
 const optionsSchema = z.object({
   /** Database file the store opens (and closes), `:memory:` for a private in-memory one. Either this or `database`. */
@@ -215,7 +218,7 @@ export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, C
     try {
       return await sqliteTransaction(this.db, work);
     } catch (err) {
-      throw err instanceof StoreError ? err : new StoreError(`SQLite: ${(err as Error).message}`, { cause: err });
+      throw storeError(err);
     }
   }
 
@@ -231,7 +234,7 @@ export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, C
         return sqliteExecutor(this.db).query(text, values);
       });
     } catch (err) {
-      throw err instanceof StoreError ? err : new StoreError(`SQLite: ${(err as Error).message}`, { cause: err });
+      throw storeError(err);
     }
   }
 }
