@@ -4,7 +4,8 @@
  * through a raw confirm channel; then the time to drain it is measured for
  *   - a bare amqplib consumer that only acks (prefetch 1,000, manual ack),
  *   - a naive consumer (amqplib + pg, one message at a time: BEGIN, INSERT effect, COMMIT, ack), and
- *   - Surety's exactly-once Consumer (inbox + effect row per message, batches in one transaction);
+ *   - Surety's exactly-once Consumer (inbox + effect row per message, batches in one transaction),
+ *     with a per-message handler (one INSERT each) and with a batch handler (one multi-row INSERT);
  * plus the rate at which a ReplayJob resolves due dead letters seeded straight into the store's table.
  * Env: BENCH_MESSAGES (default 20000), BENCH_BATCH_SIZE (default 100), BENCH_PARALLELISM (consumer lanes,
  * default 1), BENCH_REPLAY_ROWS (default 100000).
@@ -35,6 +36,7 @@ const EXCHANGE = tag;
 const GROUP = `${tag}_consumer`; // the RabbitMQ transport consumes the queue named like the group
 const EFFECTS = `"${tag}".effects`;
 const INSERT_EFFECT = `INSERT INTO ${EFFECTS} (id, payload) VALUES ($1, $2)`;
+const INSERT_EFFECTS = `INSERT INTO ${EFFECTS} (id, payload) SELECT * FROM unnest($1::uuid[], $2::jsonb[])`;
 
 const rate = (n: number, ms: number) => Math.round((n / ms) * 1000);
 
@@ -61,12 +63,17 @@ async function main(): Promise<void> {
     const naive = await naiveConsumer(conn, pool, N);
     await prefill(conn, N);
     const { consumer, msgPerSec: surety } = await suretyConsumer(store, pool, N);
+    await prefill(conn, N);
+    const { msgPerSec: suretyBatch } = await suretyConsumer(store, pool, N, true);
     console.log('throughput (msg/s)');
     console.log(`  bare amqplib, ack only          ${bare}`);
     console.log(`  naive BEGIN/INSERT/COMMIT/ack   ${naive}`);
     console.log(`  Surety consumer                 ${surety}   (batch ${BATCH_SIZE}, ${PARALLELISM} lane(s))`);
+    console.log(`  Surety, batch handler           ${suretyBatch}   (onBatch: one multi-row INSERT per batch)`);
     console.log(`  Surety / naive                  ${(surety / naive).toFixed(2)}   (target >= 3)`);
-    console.log(`  Surety / bare                   ${(surety / bare).toFixed(2)}   (target >= 0.3)\n`);
+    console.log(`  Surety / bare                   ${(surety / bare).toFixed(2)}   (target >= 0.3)`);
+    console.log(`  Surety batch handler / naive    ${(suretyBatch / naive).toFixed(2)}`);
+    console.log(`  Surety batch handler / bare     ${(suretyBatch / bare).toFixed(2)}\n`);
 
     const replay = await replayRate(store, pool, consumer, REPLAY_ROWS);
     console.log(
@@ -166,7 +173,7 @@ async function naiveConsumer(conn: amqp.ChannelModel, pool: pg.Pool, n: number):
   return rate(n, ms);
 }
 
-async function suretyConsumer(store: PostgresOutboxStore, pool: pg.Pool, n: number) {
+async function suretyConsumer(store: PostgresOutboxStore, pool: pg.Pool, n: number, batchHandler = false) {
   const transport = await createRabbitMqTransport({ url: AMQP_URL, exchange: EXCHANGE, declareExchange: false });
   await transport.waitUntilReady(10_000);
   let settled = 0;
@@ -188,9 +195,17 @@ async function suretyConsumer(store: PostgresOutboxStore, pool: pg.Pool, n: numb
     batchSize: BATCH_SIZE,
     parallelism: PARALLELISM,
   });
-  consumer.on(TYPE, async (payload, { tx, envelope }) => {
-    await tx.query(INSERT_EFFECT, [envelope.id, payload]);
-  });
+  if (batchHandler)
+    consumer.onBatch(TYPE, async (messages, { tx }) => {
+      await tx.query(INSERT_EFFECTS, [
+        messages.map((m) => m.envelope.id),
+        messages.map((m) => JSON.stringify(m.payload)),
+      ]);
+    });
+  else
+    consumer.on(TYPE, async (payload, { tx, envelope }) => {
+      await tx.query(INSERT_EFFECT, [envelope.id, payload]);
+    });
   const start = performance.now();
   await consumer.start();
   await finished;

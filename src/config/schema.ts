@@ -57,6 +57,10 @@ const relay = z.strictObject({
   leaseMs: duration(100).optional(),
   maxAttempts: positive.optional(),
   ordered: z.boolean().optional(),
+  /** PostgreSQL: claims as row locks of an open transaction (default true); false for lease claims. */
+  lockedClaims: z.boolean().optional(),
+  /** With locked claims: batches (so pool connections) in flight at once. */
+  maxLockedBatches: positive.optional(),
   /** How often the relay writes its heartbeat row (the doctor reads it). */
   heartbeatMs: duration(100).optional(),
 });

@@ -6,7 +6,7 @@ import type { FailureRecord, RecordedFailure } from '../ports/consumer-store.js'
 import type { SqlExecutor } from '../ports/sql-executor.js';
 import { decideRetry, type ResolvedConsumerOptions } from './consumer-options.js';
 import { ConsumerStoreUnavailableError, PermanentError } from './errors.js';
-import type { HandlerRegistry } from './handler-registry.js';
+import type { BatchHandler, HandlerRegistry, Resolved } from './handler-registry.js';
 
 /** One message to handle: a broker delivery or a dead letter being replayed. */
 export interface WorkItem {
@@ -43,7 +43,7 @@ export class BatchProcessor {
       // Most batches have no failure: one inbox statement for the batch, no savepoints.
       const fast = await this.processOptimistically(items);
       if (Array.isArray(fast)) return fast;
-      // Again under savepoints. The handler that failed is not run twice: its failure is recorded as is.
+      // Again under savepoints. A handler that failed alone is not run twice: its failure is recorded as is.
       return await store.transaction(async (tx) => {
         const outcomes: Outcome[] = [];
         for (const [index, item] of items.entries()) {
@@ -67,13 +67,13 @@ export class BatchProcessor {
    */
   private async processOptimistically(
     items: readonly WorkItem[],
-  ): Promise<Outcome[] | { readonly index: number; readonly error: unknown }> {
+  ): Promise<Outcome[] | { readonly index: number | undefined; readonly error: unknown }> {
     const { store, clock, group } = this.options;
     const now = clock.now();
     try {
       return await store.transaction(async (tx) => {
         const outcomes: Outcome[] = new Array(items.length);
-        const runnable: { index: number; item: WorkItem; resolved: ReturnType<HandlerRegistry['resolve']> }[] = [];
+        const runnable: { index: number; item: WorkItem; resolved: Resolved }[] = [];
         for (const [index, item] of items.entries()) {
           try {
             runnable.push({ index, item, resolved: this.registry.resolve(decodeEnvelope(item.message)) });
@@ -89,6 +89,22 @@ export class BatchProcessor {
           now,
         );
         const started = new Set<string>();
+        // Consecutive fresh messages of a type registered with onBatch go to its handler in one call.
+        let run: { batch: BatchHandler; type: string; members: { index: number; resolved: Resolved }[] } | undefined;
+        const flush = async () => {
+          if (!run) return;
+          const { batch, members } = run;
+          run = undefined;
+          try {
+            await batch(
+              members.map((m) => ({ payload: m.resolved.envelope.payload, envelope: m.resolved.envelope })),
+              { tx, group, replay: members.some((m) => items[m.index]!.replay) },
+            );
+          } catch (cause) {
+            throw new HandlerFailed(undefined, cause); // which message failed is unknown: all go again alone
+          }
+          for (const m of members) outcomes[m.index] = { kind: 'handled' };
+        };
         for (const { index, item, resolved } of runnable) {
           const id = item.message.id;
           if (!fresh.has(id) || started.has(id)) {
@@ -96,6 +112,13 @@ export class BatchProcessor {
             continue;
           }
           started.add(id);
+          if (resolved.batch) {
+            if (run && (run.batch !== resolved.batch || run.type !== resolved.envelope.type)) await flush();
+            run ??= { batch: resolved.batch, type: resolved.envelope.type, members: [] };
+            run.members.push({ index, resolved });
+            continue;
+          }
+          await flush();
           try {
             await resolved.handler(resolved.envelope.payload, {
               tx,
@@ -108,6 +131,7 @@ export class BatchProcessor {
           }
           outcomes[index] = { kind: 'handled' };
         }
+        await flush();
         return outcomes;
       });
     } catch (err) {
@@ -124,7 +148,7 @@ export class BatchProcessor {
 
   private async processOne(tx: SqlExecutor, item: WorkItem, now: number): Promise<Outcome> {
     const { group } = this.options;
-    let resolved: ReturnType<HandlerRegistry['resolve']>;
+    let resolved: Resolved;
     try {
       resolved = this.registry.resolve(decodeEnvelope(item.message));
     } catch (err) {
@@ -219,10 +243,10 @@ export function failureRecord(
   };
 }
 
-/** Internal: a handler threw during the optimistic pass. */
+/** Internal: a handler threw during the optimistic pass; `index` is unknown when a batch handler threw. */
 class HandlerFailed extends Error {
   constructor(
-    readonly index: number,
+    readonly index: number | undefined,
     cause: unknown,
   ) {
     super('a handler failed in the optimistic pass', { cause });

@@ -5,7 +5,7 @@ import type { Delivery, Subscription } from '../ports/transport.js';
 import { BatchProcessor, type Outcome, type WorkItem } from './batch-processor.js';
 import { resolveConsumerOptions, type ConsumerOptions, type ResolvedConsumerOptions } from './consumer-options.js';
 import { Lane, type Pending } from './lane.js';
-import { HandlerRegistry, type Handler, type Upcaster } from './handler-registry.js';
+import { HandlerRegistry, type BatchHandler, type Handler, type Upcaster } from './handler-registry.js';
 import { ConsumerRetention } from './consumer-retention.js';
 
 /**
@@ -46,6 +46,21 @@ export class Consumer {
   /** Registers the handler of a message type, written for payload `version` (default 1). */
   on<P>(type: string, handler: Handler<P>, options?: { version?: number }): this {
     this.registry.on(type, handler, options);
+    return this;
+  }
+
+  /**
+   * Registers a batch handler of a message type: consecutive deliveries of that type in a batch
+   * come in one call, so their effects can be written with one statement.
+   * @example
+   * consumer.onBatch('order.created', async (messages, { tx }) => {
+   *   await tx.query('INSERT INTO invoices (order_id) SELECT * FROM unnest($1::uuid[])', [
+   *     messages.map((m) => m.payload.id),
+   *   ]);
+   * });
+   */
+  onBatch<P>(type: string, handler: BatchHandler<P>, options?: { version?: number }): this {
+    this.registry.onBatch(type, handler, options);
     return this;
   }
 

@@ -4,5 +4,12 @@ export { DEFAULT_RETRY_SCHEDULE_MS } from './consumer-options.js';
 export { ReplayJob, type ReplayJobOptions } from './replay-job.js';
 export { fetchBack, type FetchBackOptions } from './fetch-back.js';
 export { PermanentError, RetryLaterError } from './errors.js';
-export type { Handler, HandlerContext, Upcaster } from './handler-registry.js';
+export type {
+  BatchContext,
+  BatchHandler,
+  BatchMessage,
+  Handler,
+  HandlerContext,
+  Upcaster,
+} from './handler-registry.js';
 export { ConsumerRetention, type ConsumerRetentionOptions, type RetentionPass } from './consumer-retention.js';

@@ -82,9 +82,26 @@ export interface OutboxWriter {
   notifyOnCommit(tx: SqlExecutor): Promise<void>;
 }
 
+/**
+ * Rows claimed as row locks of a transaction left open until `settle` or `release`: claiming writes
+ * nothing, and a relay that dies takes its locks with its connection. Settle or release exactly once.
+ */
+export interface LockedBatch {
+  readonly rows: readonly OutboxRow[];
+  /** Marks `sent` rows sent at `now` and records `failures` (the lock is the claim: no owner check), then commits. */
+  settle(sent: readonly number[], failures: readonly FailureUpdate[], now: number): Promise<void>;
+  /** Rolls back: every row is as it was before the claim. Safe after a failed settle. */
+  release(): Promise<void>;
+}
+
 /** Relay side: claims, settles and purges rows on the store's own connections. */
 export interface OutboxRelayStore {
   claim(request: ClaimRequest): Promise<OutboxRow[]>;
+  /**
+   * Optional: claims due rows as a {@link LockedBatch}; `leaseMs` bounds how long the transaction may
+   * sit idle before the database ends it. Stores that have it (PostgreSQL) make a claim a read.
+   */
+  claimLocked?(request: Omit<ClaimRequest, 'owner'>): Promise<LockedBatch>;
   /** Marks pending rows sent. Returns how many changed. */
   markSent(seqs: readonly number[], now: number): Promise<number>;
   /** Records a failed attempt (and its history row), only while `owner` still holds the claim. */

@@ -1,10 +1,10 @@
-import { hostname } from 'node:os';
 import { Registry } from 'prom-client';
-import { describeError, SuretyError } from '../core/errors.js';
-import type { AdminStore } from '../ports/admin-store.js';
-import type { OutboxRelayStore, OutboxRow } from '../ports/outbox-store.js';
+import { describeError } from '../core/errors.js';
+import type { FailureUpdate, LockedBatch, OutboxRow } from '../ports/outbox-store.js';
 import { defaultLogger, type Logger } from './logger.js';
 import { wireFromRow } from './outbox-rows.js';
+import { RelayHeartbeat } from './relay-heartbeat.js';
+import { outcomeOf, RelayFailures } from './relay-failures.js';
 import { RelayMetrics } from './relay-metrics.js';
 import { resolveRelayOptions, type RelayOptions, type ResolvedRelayOptions } from './relay-options.js';
 import { RetentionJob } from './retention.js';
@@ -15,18 +15,21 @@ interface Failure {
   readonly error: unknown;
 }
 
-type HeartbeatStore = Pick<AdminStore, 'recordHeartbeat' | 'removeHeartbeat'>;
-
-/** Stores with the admin tables keep relay heartbeats; a bare outbox store does not. */
-const keepsHeartbeats = (store: OutboxRelayStore): store is OutboxRelayStore & HeartbeatStore =>
-  typeof (store as Partial<HeartbeatStore>).recordHeartbeat === 'function' &&
-  typeof (store as Partial<HeartbeatStore>).removeHeartbeat === 'function';
+interface Claimed {
+  readonly count: number;
+  /** Starts publishing what was claimed. */
+  dispatch(): void;
+  /** Lets the claim go unpublished (stopping). */
+  release(): Promise<void>;
+}
 
 /**
  * Moves committed outbox rows to the broker. A row is marked sent only on the broker's positive
  * confirm of that very message; every other outcome leaves it pending with a backoff, and after
  * `maxAttempts` it goes dead and `onDead` fires. Publishing is pipelined: new rows are claimed
- * while earlier ones await their confirms, up to `maxInFlight`.
+ * while earlier ones await their confirms, up to `maxInFlight`. Where the store has locked claims
+ * (PostgreSQL), a batch is claimed as row locks of an open transaction and settled in it once every
+ * row has its outcome; elsewhere a claim writes a lease and outcomes are written back as they come.
  * @example
  * const relay = new OutboxRelay({ store, publisher: transport, outbox });
  * await relay.start();
@@ -44,22 +47,31 @@ export class OutboxRelay {
   private readonly slotSignal = new Signal();
   private readonly inFlight = new Map<number, Promise<void>>();
   private readonly toMark: number[] = [];
-  private readonly failures: Failure[] = [];
+  private readonly toRecord: Failure[] = [];
   private settling: Promise<void> | undefined;
   private settleScheduled = false;
   private stopListening: (() => Promise<void>) | undefined;
   private unsubscribeOutbox: (() => void) | undefined;
   private retention: RetentionJob | undefined;
+  /** Locked batches in flight, each holding its transaction until its rows are settled. */
+  private readonly batches = new Map<Promise<void>, LockedBatch>();
   private lastClaimAt: number | null = null;
-  private heartbeatTimer: NodeJS.Timeout | undefined;
-  private heartbeatWrite: Promise<void> | undefined;
-  private startedAt = 0;
+  private readonly heartbeat: RelayHeartbeat;
+  private readonly failures: RelayFailures;
 
   constructor(options: RelayOptions) {
     this.options = resolveRelayOptions(options);
     this.log = options.logger ?? defaultLogger('surety-relay');
     this.registry = options.registry ?? new Registry();
     this.metrics = new RelayMetrics(this.registry, this.options.store, this.options.clock);
+    const o = this.options;
+    this.failures = new RelayFailures(o, this.metrics, this.log);
+    this.heartbeat = new RelayHeartbeat(o.store, o.relayId, o.clock, o.heartbeatMs, () => this.lastClaimAt, this.log);
+  }
+
+  /** Whether batches are claimed as row locks (see the class comment). */
+  get locked(): boolean {
+    return this.options.lockedClaims && typeof this.options.store.claimLocked === 'function';
   }
 
   get id(): string {
@@ -82,7 +94,7 @@ export class OutboxRelay {
       this.retention.start();
     }
     this.loopDone = this.loop();
-    this.startHeartbeat();
+    this.heartbeat.start();
     this.log.info({ relayId: o.relayId }, 'outbox relay started');
   }
 
@@ -108,16 +120,20 @@ export class OutboxRelay {
       setTimeout(() => r('timeout'), this.options.shutdownTimeoutMs).unref(),
     );
     const settled = await Promise.race([
-      Promise.allSettled([...this.inFlight.values()]).then(() => 'ok' as const),
+      Promise.allSettled([...this.inFlight.values(), ...this.batches.keys()]).then(() => 'ok' as const),
       deadline,
     ]);
-    if (settled === 'timeout')
+    if (settled === 'timeout') {
       this.log.warn(
         { inFlight: this.inFlight.size },
-        'relay stopped with publishes unconfirmed; their leases will expire',
+        this.locked
+          ? 'relay stopped with publishes unconfirmed; their rows are let go'
+          : 'relay stopped with publishes unconfirmed; their leases will expire',
       );
+      await Promise.all([...this.batches.values()].map((b) => b.release()));
+    }
     await this.settle();
-    await this.stopHeartbeat();
+    await this.heartbeat.stop();
     this.log.info({ relayId: this.options.relayId }, 'outbox relay stopped');
   }
 
@@ -128,11 +144,11 @@ export class OutboxRelay {
   async runOnce(): Promise<number> {
     const { publisher, pollIntervalMs } = this.options;
     if (!publisher.isReady() && !(await publisher.waitUntilReady(Math.max(pollIntervalMs, 5_000)))) return 0;
-    const rows = await this.claim(this.options.batchSize);
-    rows.forEach((row) => this.publish(row));
-    await Promise.allSettled([...this.inFlight.values()]);
+    const claimed = await this.claim(this.options.batchSize);
+    claimed.dispatch();
+    await Promise.allSettled([...this.inFlight.values(), ...this.batches.keys()]);
     await this.settle();
-    return rows.length;
+    return claimed.count;
   }
 
   private async loop(): Promise<void> {
@@ -145,14 +161,14 @@ export class OutboxRelay {
         continue;
       }
       const room = o.maxInFlight - this.inFlight.size;
-      if (room <= 0) {
+      if (room <= 0 || this.batches.size >= o.maxLockedBatches) {
         await this.slotSignal.wait(o.pollIntervalMs);
         continue;
       }
       const limit = Math.min(o.batchSize, room);
-      let rows: OutboxRow[];
+      let claimed: Claimed;
       try {
-        rows = await this.claim(limit);
+        claimed = await this.claim(limit);
         errorStreak = 0;
       } catch (err) {
         errorStreak++;
@@ -162,54 +178,125 @@ export class OutboxRelay {
         continue;
       }
       if (!this.running) {
-        await o.store
-          .release(
-            o.relayId,
-            rows.map((r) => r.seq),
-            o.clock.now(),
-          )
-          .catch(() => undefined);
+        await claimed.release().catch(() => undefined);
         break;
       }
-      for (const row of rows) this.publish(row);
+      claimed.dispatch();
       // A full batch means more may be due: claim again at once. Otherwise wait for a commit or the poll.
-      if (rows.length < limit) await this.wakeSignal.wait(o.pollIntervalMs);
+      if (claimed.count < limit) await this.wakeSignal.wait(o.pollIntervalMs);
     }
   }
 
-  private async claim(limit: number): Promise<OutboxRow[]> {
+  /** One claim, in the mode of this relay: what it took, how to publish it, how to let it go unpublished. */
+  private async claim(limit: number): Promise<Claimed> {
     const o = this.options;
     const now = o.clock.now();
     this.lastClaimAt = now;
-    return o.store.claim({ owner: o.relayId, limit, now, leaseMs: o.leaseMs, ordered: o.ordered });
+    if (this.locked) {
+      const batch = await o.store.claimLocked!({ limit, now, leaseMs: o.leaseMs, ordered: o.ordered });
+      return {
+        count: batch.rows.length,
+        dispatch: () => {
+          if (batch.rows.length === 0) return;
+          const run = this.runBatch(batch).finally(() => {
+            this.batches.delete(run);
+            this.slotSignal.fire();
+          });
+          this.batches.set(run, batch);
+        },
+        release: () => batch.release(),
+      };
+    }
+    const rows = await o.store.claim({ owner: o.relayId, limit, now, leaseMs: o.leaseMs, ordered: o.ordered });
+    return {
+      count: rows.length,
+      dispatch: () => rows.forEach((row) => this.publish(row)),
+      release: async () => {
+        await o.store.release(
+          o.relayId,
+          rows.map((r) => r.seq),
+          o.clock.now(),
+        );
+      },
+    };
   }
 
+  /** Publishes every row of `batch`, then settles them all in its transaction. Never rejects. */
+  private async runBatch(batch: LockedBatch): Promise<void> {
+    const o = this.options;
+    const outcomes = await Promise.all(
+      batch.rows.map((row) => {
+        const outcome = this.publishRow(row);
+        this.track(row.seq, outcome);
+        return outcome;
+      }),
+    );
+    const sent: number[] = [];
+    const failed: { row: OutboxRow; update: FailureUpdate; error: unknown }[] = [];
+    batch.rows.forEach((row, i) => {
+      const outcome = outcomes[i];
+      if (outcome) failed.push({ row, update: this.failures.update(row, outcome.cause), error: outcome.cause });
+      else sent.push(row.seq);
+    });
+    try {
+      await batch.settle(
+        sent,
+        failed.map((f) => f.update),
+        o.clock.now(),
+      );
+    } catch (err) {
+      // Nothing of the batch was written: every row is pending as before and is published again.
+      this.log.error(
+        { err: describeError(err), rows: batch.rows.length },
+        'settling a claimed batch failed; its rows stay pending and will be published again',
+      );
+      await batch.release();
+      return;
+    }
+    for (const f of failed) await this.failures.report(f.row, f.update, f.error);
+    if (o.ordered) this.wake(); // the next row of each key may now be claimable
+  }
+
+  /** Lease mode: outcomes queue up and are written back in batches by `settle`. */
   private publish(row: OutboxRow): void {
+    const outcome = this.publishRow(row).then((failed) => {
+      if (failed) this.toRecord.push({ row, error: failed.cause });
+      else this.toMark.push(row.seq);
+      this.scheduleSettle();
+    });
+    this.track(row.seq, outcome);
+  }
+
+  /** Counts `work` (a row's publish and what follows it) in flight until it ends. */
+  private track(seq: number, work: Promise<unknown>): void {
+    const end = () => {
+      this.inFlight.delete(seq);
+      this.slotSignal.fire();
+    };
+    this.inFlight.set(seq, work.then(end, end));
+  }
+
+  /** Publishes one row; resolves (never rejects) once the broker decided: undefined when confirmed. */
+  private publishRow(row: OutboxRow): Promise<{ cause: unknown } | undefined> {
     const started = performance.now();
-    const done = this.options.publisher.publish({ topic: row.topic, message: wireFromRow(row) }).then(
+    return this.options.publisher.publish({ topic: row.topic, message: wireFromRow(row) }).then(
       () => {
         this.metrics.publishDuration.observe({ outcome: 'confirmed' }, (performance.now() - started) / 1000);
         this.metrics.attempts.inc({ outcome: 'confirmed' });
-        this.toMark.push(row.seq);
         try {
           this.options.onConfirmed?.(row);
         } catch (err) {
           this.log.error({ err: describeError(err), messageId: row.messageId }, 'onConfirmed hook threw');
         }
+        return undefined;
       },
-      (error: unknown) => {
-        const outcome = outcomeOf(error);
+      (cause: unknown) => {
+        const outcome = outcomeOf(cause);
         this.metrics.publishDuration.observe({ outcome }, (performance.now() - started) / 1000);
         this.metrics.attempts.inc({ outcome });
-        this.failures.push({ row, error });
+        return { cause };
       },
     );
-    const tracked = done.finally(() => {
-      this.inFlight.delete(row.seq);
-      this.slotSignal.fire();
-      this.scheduleSettle();
-    });
-    this.inFlight.set(row.seq, tracked);
   }
 
   /** Coalesces the confirms of one tick into one settle pass. */
@@ -231,7 +318,7 @@ export class OutboxRelay {
   /** Writes outcomes back in batches: confirmed rows marked sent, failures rescheduled or dead. */
   private async drainOutcomes(): Promise<void> {
     const o = this.options;
-    while (this.toMark.length > 0 || this.failures.length > 0) {
+    while (this.toMark.length > 0 || this.toRecord.length > 0) {
       if (this.toMark.length > 0) {
         const batch = this.toMark.splice(0, o.markSentBatchSize);
         try {
@@ -247,28 +334,15 @@ export class OutboxRelay {
           continue;
         }
       }
-      const failure = this.failures.shift();
+      const failure = this.toRecord.shift();
       if (failure) await this.recordFailure(failure);
     }
   }
 
   private async recordFailure({ row, error }: Failure): Promise<void> {
-    const o = this.options;
-    const attempts = row.attempts + 1;
-    const dead = attempts >= o.maxAttempts;
-    const now = o.clock.now();
-    const nextAttemptAt = dead ? now : now + o.backoff.delayMs(attempts);
-    const reason = describeError(error);
+    const update = this.failures.update(row, error);
     try {
-      const recorded = await o.store.recordFailure({
-        seq: row.seq,
-        owner: o.relayId,
-        attempts,
-        nextAttemptAt,
-        dead,
-        error: reason,
-        now,
-      });
+      const recorded = await this.options.store.recordFailure(update);
       if (!recorded) return; // our lease expired and another relay owns the row now
     } catch (err) {
       this.log.error(
@@ -277,66 +351,7 @@ export class OutboxRelay {
       );
       return;
     }
-    if (!dead) {
-      this.log.warn(
-        { messageId: row.messageId, type: row.type, attempts, nextAttemptAt, reason },
-        'publish failed; will retry',
-      );
-      return;
-    }
-    this.metrics.dead.inc();
-    this.log.error(
-      { messageId: row.messageId, type: row.type, key: row.key, attempts, reason },
-      'outbox row is dead after its last attempt',
-    );
-    try {
-      await o.onDead?.({ ...row, attempts, status: 'dead', lastError: reason }, error);
-    } catch (err) {
-      this.log.error({ err: describeError(err), messageId: row.messageId }, 'onDead hook threw');
-    }
-  }
-
-  /** Every heartbeatMs, while started: who this relay is and when it last claimed, for operators and doctor. */
-  private startHeartbeat(): void {
-    const store = this.options.store;
-    if (!keepsHeartbeats(store)) return;
-    this.startedAt = this.options.clock.now();
-    const beat = () => {
-      // One write at a time: a slow database must not pile them up.
-      this.heartbeatWrite ??= this.writeHeartbeat(store).finally(() => (this.heartbeatWrite = undefined));
-    };
-    beat();
-    this.heartbeatTimer = setInterval(beat, this.options.heartbeatMs).unref();
-  }
-
-  private async writeHeartbeat(store: HeartbeatStore): Promise<void> {
-    const o = this.options;
-    try {
-      await store.recordHeartbeat({
-        relayId: o.relayId,
-        host: hostname(),
-        pid: process.pid,
-        startedAt: this.startedAt,
-        lastClaimedAt: this.lastClaimAt,
-        lastSeenAt: o.clock.now(),
-      });
-    } catch (err) {
-      this.log.warn({ err: describeError(err) }, 'writing the relay heartbeat failed; will try again');
-    }
-  }
-
-  /** Removes the row, after any write in flight (which would otherwise bring it back). */
-  private async stopHeartbeat(): Promise<void> {
-    const store = this.options.store;
-    if (!this.heartbeatTimer || !keepsHeartbeats(store)) return;
-    clearInterval(this.heartbeatTimer);
-    this.heartbeatTimer = undefined;
-    await this.heartbeatWrite;
-    try {
-      await store.removeHeartbeat(this.options.relayId);
-    } catch (err) {
-      this.log.warn({ err: describeError(err) }, 'removing the relay heartbeat failed; it will look stale');
-    }
+    await this.failures.report(row, update, error);
   }
 
   private async listen(): Promise<void> {
@@ -359,21 +374,5 @@ export class OutboxRelay {
       this.log.warn({ err: describeError(err) }, 'cannot listen for commits; polling');
       retry();
     }
-  }
-}
-
-function outcomeOf(error: unknown): string {
-  if (!(error instanceof SuretyError)) return 'error';
-  switch (error.code) {
-    case 'SURETY_PUBLISH_NACKED':
-      return 'nacked';
-    case 'SURETY_PUBLISH_UNROUTABLE':
-      return 'unroutable';
-    case 'SURETY_PUBLISH_TIMEOUT':
-      return 'timeout';
-    case 'SURETY_CONNECTION_LOST':
-      return 'connection_lost';
-    default:
-      return 'error';
   }
 }

@@ -21,6 +21,13 @@ const schema = z.object({
   ordered: z.boolean().default(false),
   markSentBatchSize: ms(1, 10_000).default(1_000),
   listen: z.boolean().default(true),
+  /**
+   * Where the store offers it (PostgreSQL), claim rows as row locks of an open transaction instead of
+   * writing a lease: half the row writes per message. Each batch in flight holds one connection.
+   */
+  lockedClaims: z.boolean().default(true),
+  /** With locked claims: batches (so pool connections) in flight at once, besides the one claiming. */
+  maxLockedBatches: ms(1, 64).default(4),
   backoff: z
     .object({
       initialMs: z.number().positive().optional(),

@@ -11,8 +11,13 @@ import { waitFor } from '../support/wait.js';
 
 const ROWS = 10_000;
 
-for (const dialect of ['postgres', 'mysql'] as const) {
-  describe(`several relays over one outbox (${dialect})`, () => {
+// PostgreSQL in both claim modes (locked is its default); MySQL claims with leases.
+for (const [dialect, lockedClaims] of [
+  ['postgres', true],
+  ['postgres', false],
+  ['mysql', false],
+] as const) {
+  describe(`several relays over one outbox (${dialect}, ${lockedClaims ? 'locked' : 'lease'} claims)`, () => {
     let f: StoreFixture;
     let probe: RabbitProbe;
 
@@ -50,6 +55,7 @@ for (const dialect of ['postgres', 'mysql'] as const) {
               retention: false,
               batchSize: 200,
               pollIntervalMs: 20,
+              lockedClaims,
             }),
         );
         await Promise.all(relays.map((r) => r.start()));

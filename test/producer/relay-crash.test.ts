@@ -35,12 +35,15 @@ describe('relay killed with SIGKILL (PostgreSQL -> RabbitMQ)', () => {
     await f.teardown();
   });
 
-  for (const [crashAt, after] of [
-    ['after-claim', 1],
-    ['mid-publish', 700],
-    ['before-mark', 2],
+  for (const [claims, crashAt, after] of [
+    ['locked', 'after-claim', 1],
+    ['locked', 'mid-publish', 700],
+    ['locked', 'before-mark', 2],
+    ['lease', 'after-claim', 1],
+    ['lease', 'mid-publish', 700],
+    ['lease', 'before-mark', 2],
   ] as const) {
-    it(`loses nothing when killed ${crashAt}`, async () => {
+    it(`loses nothing when killed ${crashAt} (${claims} claims)`, async () => {
       const child = spawnTs('support/relay-process.ts', {
         SURETY_PG_URL: testEnv.postgresUrl,
         SURETY_PG_SCHEMA: f.schema,
@@ -49,13 +52,14 @@ describe('relay killed with SIGKILL (PostgreSQL -> RabbitMQ)', () => {
         SURETY_CRASH_AT: crashAt,
         SURETY_CRASH_AFTER: String(after),
         SURETY_LEASE_MS: '1500',
+        SURETY_CLAIMS: claims,
       });
       const end = await exited(child);
       expect(end.signal, end.stderr).toBe('SIGKILL');
       const before = await f.store.stats();
       expect(before.sent).toBeLessThan(ROWS); // it really died mid-run
 
-      // A fresh relay takes over once the dead relay's leases expire.
+      // A fresh relay takes over: at once from locks that died with the connection, or once leases expire.
       const transport = await createRabbitMqTransport({ url: testEnv.amqpUrl, exchange: probe.exchange });
       const relay = new OutboxRelay({
         store: f.store,
@@ -78,8 +82,8 @@ describe('relay killed with SIGKILL (PostgreSQL -> RabbitMQ)', () => {
     });
   }
 
-  it('loses nothing when killed at a random moment, twice', async () => {
-    for (let round = 0; round < 2; round++) {
+  it('loses nothing when killed at a random moment, twice (locked, then lease claims)', async () => {
+    for (const claims of ['locked', 'lease']) {
       const child = spawnTs('support/relay-process.ts', {
         SURETY_PG_URL: testEnv.postgresUrl,
         SURETY_PG_SCHEMA: f.schema,
@@ -87,6 +91,7 @@ describe('relay killed with SIGKILL (PostgreSQL -> RabbitMQ)', () => {
         SURETY_EXCHANGE: probe.exchange,
         SURETY_LEASE_MS: '1500',
         SURETY_BATCH: '50',
+        SURETY_CLAIMS: claims,
       });
       const gone = exited(child);
       const sentBefore = (await f.store.stats()).sent;

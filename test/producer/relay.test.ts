@@ -14,8 +14,19 @@ import { ManualClock, waitFor } from '../support/wait.js';
 
 type Rabbit = Awaited<ReturnType<typeof createRabbitMqTransport>>;
 
-for (const [dialect, makeFixture] of Object.entries(storeFixtures)) {
-  describe(`relay on ${dialect} with RabbitMQ`, () => {
+// Every store in the relay's default mode (PostgreSQL: locked claims), and PostgreSQL with lease claims too.
+const variants: [name: string, tag: string, make: (typeof storeFixtures)['postgres'], mode: Partial<RelayOptions>][] = [
+  ...Object.entries(storeFixtures).map(([dialect, make]): [string, string, typeof make, Partial<RelayOptions>] => [
+    dialect,
+    dialect,
+    make,
+    {},
+  ]),
+  ['postgres, lease claims', 'pglease', storeFixtures.postgres, { lockedClaims: false }],
+];
+
+for (const [name, dialect, makeFixture, mode] of variants) {
+  describe(`relay on ${name} with RabbitMQ`, () => {
     let f: StoreFixture;
     let probe: RabbitProbe;
     let transport: Rabbit;
@@ -45,6 +56,7 @@ for (const [dialect, makeFixture] of Object.entries(storeFixtures)) {
         logger: silentLogger,
         retention: false,
         pollIntervalMs: 50,
+        ...mode,
         ...extra,
       });
       relays.push(r);

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { createPostgresOutboxStore, type PostgresOutboxStore } from '../../src/stores/postgres/index.js';
 import { pgExecutor } from '../../src/stores/postgres/executor.js';
-import { claimOutbox, CLAIM_PLAN_SETTINGS } from '../../src/stores/postgres/outbox-sql.js';
+import { claimOutbox, CLAIM_PLAN_SETTINGS, lockDueOutbox } from '../../src/stores/postgres/outbox-sql.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { testEnv, uniqueName } from '../support/env.js';
 
@@ -41,9 +41,11 @@ export async function makePostgresFixture(
         // Statistics that say "empty table" tempt the planner into a sequential scan.
         await client.query(`ALTER TABLE ${store.outboxTable} SET (autovacuum_enabled = false)`);
         await client.query(`BEGIN; ${CLAIM_PLAN_SETTINGS}`);
-        const res = await client.query(`EXPLAIN ${claimOutbox(store.tables, ordered)}`, [10_000, 500, 20_000, 'x']);
+        // Both claims: the lease claim and the locked claim (see locked-batch.ts).
+        const lease = await client.query(`EXPLAIN ${claimOutbox(store.tables, ordered)}`, [10_000, 500, 20_000, 'x']);
+        const locked = await client.query(`EXPLAIN ${lockDueOutbox(store.tables, ordered)}`, [10_000, 500]);
         await client.query('ROLLBACK');
-        return res.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+        return [...lease.rows, ...locked.rows].map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
       } finally {
         client.release();
       }

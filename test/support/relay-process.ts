@@ -5,7 +5,8 @@
  *   mid-publish    some publishes sent, others not yet
  *   before-mark    publishes confirmed by the broker, not yet marked sent
  *   none           run until SIGTERM
- * Prints "ready" when started.
+ * SURETY_CLAIMS picks the relay's claims: "locked" (row locks of an open transaction, the
+ * PostgreSQL default) or "lease". Prints "ready" when started.
  */
 import pg from 'pg';
 import { silentLogger } from '../../src/core/logger.js';
@@ -37,6 +38,18 @@ store.markSent = async (seqs, now) => {
   if (crashAt === 'before-mark' && tick()) die();
   return base.markSent(seqs, now);
 };
+store.claimLocked = async (req) => {
+  const batch = await base.claimLocked(req);
+  if (crashAt === 'after-claim' && batch.rows.length > 0 && tick()) die();
+  return {
+    rows: batch.rows,
+    settle: async (sent, failures, now) => {
+      if (crashAt === 'before-mark' && tick()) die();
+      return batch.settle(sent, failures, now);
+    },
+    release: () => batch.release(),
+  };
+};
 const transport = await createRabbitMqTransport({ url: env('SURETY_AMQP_URL'), exchange: env('SURETY_EXCHANGE') });
 const publisher: Publisher = {
   publish: (out) => {
@@ -56,6 +69,7 @@ const relay = new OutboxRelay({
   leaseMs: Number(process.env.SURETY_LEASE_MS ?? '2000'),
   batchSize: Number(process.env.SURETY_BATCH ?? '200'),
   pollIntervalMs: 50,
+  lockedClaims: (process.env.SURETY_CLAIMS ?? 'locked') === 'locked',
 });
 await relay.start();
 process.stdout.write('ready\n');

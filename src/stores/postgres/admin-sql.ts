@@ -48,7 +48,7 @@ GROUP BY 1, 2, 3 ORDER BY n DESC, oldest, 1, 2 LIMIT $1`,
   values: [limit],
 });
 
-/** Also drops the relay's lease (locked_until), so the row is due at once. */
+/** Due at once: `next_attempt_at` (which holds a lease claim) is now; `locked_until` is cleared for rows leased before it moved there. */
 export function resendOutbox(t: TableNames, seqs: readonly number[], now: number): Statement {
   const b = new Binder(adminDialect);
   return b.statement(`UPDATE ${t.outbox} SET status = 'pending', attempts = 0, next_attempt_at = ${b.bind(now)},

@@ -27,8 +27,15 @@ export function statementName(text: string): string {
   return name;
 }
 
+/** A client checked out of the pool; pg emits `error` on it when its connection dies while held. */
+export interface PgPoolClient extends PgQueryable {
+  release(err?: Error | boolean): void;
+  on?(event: 'error', listener: (err: Error) => void): unknown;
+  off?(event: 'error', listener: (err: Error) => void): unknown;
+}
+
 export interface PgPoolLike extends PgQueryable {
-  connect(): Promise<PgQueryable & { release(err?: Error | boolean): void }>;
+  connect(): Promise<PgPoolClient>;
   end(): Promise<void>;
 }
 

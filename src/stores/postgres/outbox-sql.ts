@@ -19,21 +19,28 @@ export const selectMessageIdByTypeKey = (t: TableNames) =>
 export const nextKeySeq = (t: TableNames) => `INSERT INTO ${t.outboxKeys} AS k (ordering_key, last_seq) VALUES ($1, 1)
   ON CONFLICT (ordering_key) DO UPDATE SET last_seq = k.last_seq + 1 RETURNING last_seq`;
 
-// Forced index plan for the claim (see claimOutbox): the planner must not choose a seq scan on stale statistics.
-export const CLAIM_PLAN_SETTINGS = 'SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off';
+/**
+ * Settings of a claim's transaction. A forced index plan: the planner must not choose a seq scan on
+ * stale statistics. No wait for the WAL flush: a relay's bookkeeping lost in a server crash only means
+ * a row is published again, with its id, which at-least-once delivery allows.
+ */
+export const CLAIM_PLAN_SETTINGS =
+  'SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL synchronous_commit = off';
 
 const earlierUnsent = (t: TableNames) =>
   `AND NOT EXISTS (SELECT 1 FROM ${t.outbox} e WHERE e.ordering_key = c.ordering_key AND e.key_seq > 0 AND e.key_seq < c.key_seq AND e.status <> 'sent')`;
 
 /**
- * $1 now, $2 limit, $3 lease-until, $4 owner. The lease lives in the unindexed `locked_until`, so the
- * claim is a HOT update (no index writes); rows in flight are skipped by a filter on the due index.
- * `= ANY(ARRAY(...))` keeps the outer update on primary-key lookups. */
+ * $1 now, $2 limit, $3 lease-until, $4 owner. The lease is `next_attempt_at` itself: a claimed row
+ * moves past `now` in the due index, so the next claim's index range never visits rows in flight
+ * (with a separate lease column every claim scanned, and skipped, all of them), and a crashed
+ * relay's rows fall due again when the lease ends. `= ANY(ARRAY(...))` keeps the outer update on
+ * primary-key lookups. */
 export const claimOutbox = (t: TableNames, ordered: boolean) => `UPDATE ${t.outbox} o
-SET locked_until = $3, claimed_by = $4
+SET next_attempt_at = $3, claimed_by = $4
 WHERE o.seq = ANY(ARRAY(
   SELECT c.seq FROM ${t.outbox} c
-  WHERE c.status = 'pending' AND c.next_attempt_at <= $1 AND (c.locked_until IS NULL OR c.locked_until <= $1) ${ordered ? earlierUnsent(t) : ''}
+  WHERE c.status = 'pending' AND c.next_attempt_at <= $1 ${ordered ? earlierUnsent(t) : ''}
   ORDER BY c.next_attempt_at, c.seq
   LIMIT $2
   FOR UPDATE SKIP LOCKED))
@@ -41,22 +48,40 @@ RETURNING ${OUTBOX_COLUMNS.split(', ')
   .map((c) => `o.${c}`)
   .join(', ')}`;
 
+/**
+ * $1 now, $2 limit. The locked claim (see locked-batch.ts): due rows as row locks of the open
+ * transaction, nothing written. Locked rows are skipped, not waited for. */
+export const lockDueOutbox = (t: TableNames, ordered: boolean) => `SELECT ${OUTBOX_COLUMNS}
+FROM ${t.outbox} c
+WHERE c.status = 'pending' AND c.next_attempt_at <= $1 ${ordered ? earlierUnsent(t) : ''}
+ORDER BY c.next_attempt_at, c.seq
+LIMIT $2
+FOR UPDATE SKIP LOCKED`;
+
+/** Settings of a locked claim's transaction; `lease` ends a transaction left idle that long (a hung relay). */
+export const lockedClaimSettings = (leaseMs: number) =>
+  `${CLAIM_PLAN_SETTINGS}; SET LOCAL idle_in_transaction_session_timeout = ${Math.trunc(leaseMs)}`;
+
 export const markSent = (t: TableNames) => `UPDATE ${t.outbox}
 SET status = 'sent', sent_at = $2, claimed_by = NULL
 WHERE seq = ANY($1::bigint[]) AND status = 'pending'`;
 
-/** $1 seq, $2 owner, $3 attempts, $4 next attempt, $5 status, $6 error, $7 now. Records the attempt in the same statement. */
-export const recordFailure = (t: TableNames) => `WITH o AS (
+/**
+ * $1 seq, $2 owner, $3 attempts, $4 next attempt, $5 status, $6 error, $7 now. Records the attempt in
+ * the same statement. `owned`: only while $2 holds the lease; a locked claim holds the row lock instead.
+ */
+export const recordFailure = (t: TableNames, owned = true) => `WITH o AS (
   UPDATE ${t.outbox}
-  SET attempts = $3, next_attempt_at = $4, status = $5, last_error = $6, claimed_by = NULL, locked_until = NULL
-  WHERE seq = $1 AND claimed_by = $2 AND status = 'pending'
+  SET attempts = $3, next_attempt_at = $4, status = $5, last_error = $6, claimed_by = NULL
+  WHERE seq = $1 AND ${owned ? 'claimed_by = $2' : '$2::text IS NOT NULL'} AND status = 'pending'
   RETURNING message_id, attempts, status, last_error)
 INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor)
 SELECT message_id, attempts, $7::bigint, CASE WHEN status = 'dead' THEN 'dead' ELSE 'failed' END, last_error, $2::text
 FROM o`;
 
+/** $1 owner, $2 seqs, $3 now: due again at once. */
 export const releaseClaims = (t: TableNames) => `UPDATE ${t.outbox}
-SET locked_until = NULL, claimed_by = NULL
+SET next_attempt_at = $3, claimed_by = NULL
 WHERE claimed_by = $1 AND seq = ANY($2::bigint[]) AND status = 'pending'`;
 
 export const purgeSent = (t: TableNames) => `DELETE FROM ${t.outbox} WHERE seq IN (

@@ -8,6 +8,7 @@ import type {
   ClaimRequest,
   FailureUpdate,
   InsertResult,
+  LockedBatch,
   NewOutboxRow,
   OutboxRow,
   OutboxStats,
@@ -23,6 +24,7 @@ import { statsFromRows } from '../shared/stats.js';
 import * as adminSql from './admin-sql.js';
 import { PostgresConsumerOps } from './consumer-ops.js';
 import { pgTransaction, statementName, type PgPoolLike, type PgPreparing, type PgQueryable } from './executor.js';
+import { claimLocked } from './locked-batch.js';
 import { postgresMigrations } from './migrations.js';
 import * as sql from './outbox-sql.js';
 import { storeErrorFor } from '../shared/store-error.js';
@@ -192,6 +194,10 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
     return rows.map(toOutboxRow).sort((a, b) => a.seq - b.seq);
   }
 
+  claimLocked(req: Omit<ClaimRequest, 'owner'>): Promise<LockedBatch> {
+    return claimLocked(this.pool, this.tables, req, storeError);
+  }
+
   async markSent(seqs: readonly number[], now: number): Promise<number> {
     if (seqs.length === 0) return 0;
     const res = await this.run(sql.markSent(this.tables), [seqs, now]);
@@ -213,8 +219,7 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
 
   async release(owner: string, seqs: readonly number[], now: number): Promise<number> {
     if (seqs.length === 0) return 0;
-    void now; // due again at once: the lease is simply dropped
-    return (await this.run(sql.releaseClaims(this.tables), [owner, seqs])).rowCount;
+    return (await this.run(sql.releaseClaims(this.tables), [owner, seqs, now])).rowCount;
   }
 
   async purgeSent(before: number, limit: number): Promise<number> {

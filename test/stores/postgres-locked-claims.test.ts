@@ -1,0 +1,159 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SuretyError } from '../../src/core/errors.js';
+import type { LockedBatch, NewOutboxRow } from '../../src/ports/outbox-store.js';
+import { CLAIM_PLAN_SETTINGS, lockDueOutbox } from '../../src/stores/postgres/outbox-sql.js';
+import { newRow } from '../support/rows.js';
+import { waitFor } from '../support/wait.js';
+import { makePostgresFixture } from './fixtures.js';
+
+/** PostgreSQL's locked claims: due rows held as row locks of an open transaction (locked-batch.ts). */
+describe('PostgreSQL locked claims', () => {
+  let f: Awaited<ReturnType<typeof makePostgresFixture>>;
+  let open: LockedBatch[];
+
+  beforeEach(async () => {
+    f = await makePostgresFixture('locked');
+    open = [];
+  });
+  afterEach(async () => {
+    for (const b of open) await b.release();
+    await f.teardown();
+  });
+
+  const add = async (row: NewOutboxRow, ordered = false) => {
+    await f.store.transaction((tx) => f.store.insert(tx, row, { ordered }));
+    return row;
+  };
+  const lock = async (now = 10_000, limit = 100, ordered = false, leaseMs = 60_000) => {
+    const batch = await f.store.claimLocked({ now, limit, ordered, leaseMs });
+    open.push(batch);
+    return batch;
+  };
+  const ids = (b: LockedBatch) => b.rows.map((r) => r.messageId);
+  /** The server process holding the open claim transaction of this test's schema. */
+  const holderPid = async () => {
+    const { rows } = await f.pool.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE state = 'idle in transaction' AND query LIKE $1`,
+      [`%"${f.schema}".%`],
+    );
+    expect(rows).toHaveLength(1);
+    return rows[0]!.pid;
+  };
+
+  it('claims due rows in order without writing them, and hides them from every other claim until released', async () => {
+    const a = await add(newRow());
+    const b = await add(newRow());
+    const batch = await lock();
+    expect(ids(batch)).toEqual([a.messageId, b.messageId]);
+    // Nothing was written: the rows look untouched to everyone else.
+    expect(await f.store.get(a.messageId)).toMatchObject({ status: 'pending', claimedBy: null, attempts: 0 });
+    expect((await lock()).rows).toEqual([]);
+    expect(await f.store.claim({ owner: 'lease', limit: 100, now: 10_000, leaseMs: 1_000, ordered: false })).toEqual(
+      [],
+    );
+    await batch.release();
+    expect(ids(await lock())).toEqual([a.messageId, b.messageId]);
+  });
+
+  it('settles in one commit: sent rows marked, failures recorded with their history, the rest left as they were', async () => {
+    const [sent, failed, dead, untouched] = [
+      await add(newRow()),
+      await add(newRow()),
+      await add(newRow()),
+      await add(newRow()),
+    ];
+    const batch = await lock();
+    const seq = (id: string) => batch.rows.find((r) => r.messageId === id)!.seq;
+    await batch.settle(
+      [seq(sent.messageId)],
+      [
+        { seq: seq(failed.messageId), owner: 'r1', attempts: 1, nextAttemptAt: 70_000, dead: false, error: 'nacked' },
+        { seq: seq(dead.messageId), owner: 'r1', attempts: 12, nextAttemptAt: 20_000, dead: true, error: 'unroutable' },
+      ],
+      20_000,
+    );
+    expect(await f.store.get(sent.messageId)).toMatchObject({ status: 'sent', sentAt: 20_000 });
+    expect(await f.store.get(failed.messageId)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      nextAttemptAt: 70_000,
+      lastError: 'nacked',
+    });
+    expect(await f.store.get(dead.messageId)).toMatchObject({ status: 'dead', attempts: 12, lastError: 'unroutable' });
+    expect(await f.store.get(untouched.messageId)).toMatchObject({ status: 'pending', attempts: 0 });
+    const history = await f.pool.query(`SELECT message_id, outcome, actor FROM ${f.store.tables.outboxAttempts}`);
+    expect(history.rows).toEqual(
+      expect.arrayContaining([
+        { message_id: failed.messageId, outcome: 'failed', actor: 'r1' },
+        { message_id: dead.messageId, outcome: 'dead', actor: 'r1' },
+      ]),
+    );
+    // The untouched row was let go with the commit; the failed one waits for its next attempt.
+    expect(ids(await lock(30_000))).toEqual([untouched.messageId]);
+  });
+
+  it('frees the rows at once when the claiming connection dies, and the late settle fails without writing', async () => {
+    const a = await add(newRow());
+    const batch = await lock();
+    await f.pool.query('SELECT pg_terminate_backend($1)', [await holderPid()]);
+    await waitFor('the rows to be claimable again', async () => {
+      const again = await lock();
+      const got = ids(again);
+      await again.release();
+      return got.includes(a.messageId);
+    });
+    const err = await batch.settle([batch.rows[0]!.seq], [], 20_000).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(SuretyError);
+    await batch.release(); // safe after a failed settle
+    expect(await f.store.get(a.messageId)).toMatchObject({ status: 'pending', sentAt: null });
+  });
+
+  it('lets the server end a claim left idle longer than the lease (a hung relay)', async () => {
+    const a = await add(newRow());
+    const hung = await lock(10_000, 100, false, 300);
+    expect(ids(hung)).toEqual([a.messageId]);
+    await waitFor('the hung claim to be ended by the server', async () => {
+      const again = await lock();
+      const got = ids(again);
+      await again.release();
+      return got.includes(a.messageId);
+    });
+    await expect(hung.settle([hung.rows[0]!.seq], [], 20_000)).rejects.toBeInstanceOf(SuretyError);
+    expect(await f.store.get(a.messageId)).toMatchObject({ status: 'pending' });
+  });
+
+  it('in ordered mode holds a key back while its head is locked in another batch', async () => {
+    const [k1a, k1b] = [await add(newRow({ orderingKey: 'k1' }), true), await add(newRow({ orderingKey: 'k1' }), true)];
+    const other = await add(newRow({ orderingKey: 'k2' }), true);
+    const first = await lock(10_000, 100, true);
+    expect(ids(first).sort()).toEqual([k1a.messageId, other.messageId].sort());
+    expect((await lock(10_000, 100, true)).rows).toEqual([]); // k1b waits for k1a
+    await first.settle(
+      first.rows.map((r) => r.seq),
+      [],
+      11_000,
+    );
+    expect(ids(await lock(11_000, 100, true))).toEqual([k1b.messageId]);
+  });
+
+  it('runs the locked claim on the due index whatever the statistics say', async () => {
+    for (let i = 0; i < 300; i++) await add(newRow());
+    const client = await f.pool.connect();
+    try {
+      await client.query(`ALTER TABLE ${f.store.outboxTable} SET (autovacuum_enabled = false)`);
+      for (const ordered of [false, true]) {
+        await client.query(`BEGIN; ${CLAIM_PLAN_SETTINGS}`);
+        const { rows } = await client.query(`EXPLAIN ${lockDueOutbox(f.store.tables, ordered)}`, [10_000, 500]);
+        await client.query('ROLLBACK');
+        const plan = rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+        expect(plan).toMatch(/Index Scan using surety_outbox_due/);
+        expect(plan).not.toMatch(/Seq Scan/);
+      }
+    } finally {
+      client.release();
+    }
+  });
+});
