@@ -198,10 +198,15 @@ export class OutboxRelay {
         count: batch.rows.length,
         dispatch: () => {
           if (batch.rows.length === 0) return;
-          const run = this.runBatch(batch).finally(() => {
-            this.batches.delete(run);
-            this.slotSignal.fire();
-          });
+          const run = this.runBatch(batch)
+            .catch((err: unknown) => {
+              this.log.error({ err: describeError(err) }, 'claimed batch failed; its rows stay pending');
+              return batch.release();
+            })
+            .finally(() => {
+              this.batches.delete(run);
+              this.slotSignal.fire();
+            });
           this.batches.set(run, batch);
         },
         release: () => batch.release(),
@@ -245,12 +250,13 @@ export class OutboxRelay {
         o.clock.now(),
       );
     } catch (err) {
-      // Nothing of the batch was written: every row is pending as before and is published again.
-      this.log.error(
-        { err: describeError(err), rows: batch.rows.length },
-        'settling a claimed batch failed; its rows stay pending and will be published again',
-      );
-      await batch.release();
+      await batch.release().catch(() => undefined);
+      if (this.running)
+        this.log.error(
+          { err: describeError(err), rows: batch.rows.length },
+          'settling a claimed batch failed; its rows stay pending and will be published again',
+        );
+      else this.log.warn({ rows: batch.rows.length }, 'a batch let go at stop settled too late; its rows stay pending');
       return;
     }
     for (const f of failed) await this.failures.report(f.row, f.update, f.error);
@@ -279,7 +285,13 @@ export class OutboxRelay {
   /** Publishes one row; resolves (never rejects) once the broker decided: undefined when confirmed. */
   private publishRow(row: OutboxRow): Promise<{ cause: unknown } | undefined> {
     const started = performance.now();
-    return this.options.publisher.publish({ topic: row.topic, message: wireFromRow(row) }).then(
+    let published: Promise<void>;
+    try {
+      published = this.options.publisher.publish({ topic: row.topic, message: wireFromRow(row) });
+    } catch (err) {
+      published = Promise.reject(err); // a publisher that throws instead of rejecting fails this row only
+    }
+    return published.then(
       () => {
         this.metrics.publishDuration.observe({ outcome: 'confirmed' }, (performance.now() - started) / 1000);
         this.metrics.attempts.inc({ outcome: 'confirmed' });

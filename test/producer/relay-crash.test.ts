@@ -56,6 +56,7 @@ describe('relay killed with SIGKILL (PostgreSQL -> RabbitMQ)', () => {
       });
       const end = await exited(child);
       expect(end.signal, end.stderr).toBe('SIGKILL');
+      expect(end.stdout).toContain(`ready (${claims} claims)`); // it really ran in that mode
       const before = await f.store.stats();
       expect(before.sent).toBeLessThan(ROWS); // it really died mid-run
 

@@ -72,6 +72,10 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       return res;
     };
 
+    it('claims in the mode meant for this store', () => {
+      expect(relay().locked).toBe(name === 'postgres'); // PostgreSQL's default; lease claims elsewhere
+    });
+
     it('publishes committed messages, marks them sent on confirm, never publishes a rolled-back one', async () => {
       const queue = await probe.bindQueue('order.*');
       const a = await addCommitted('order.created', 'o-1');
@@ -182,6 +186,26 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       await r.start();
       await waitFor('nacked row sent on retry', async () => (await f.store.get(nacked.messageId))?.status === 'sent');
       expect(await probe.collect(queue, 1)).toEqual([nacked.messageId]);
+    });
+
+    it('counts a publisher that throws instead of rejecting as a failed attempt of that row only', async () => {
+      const queue = await probe.bindQueue('order.*');
+      const broken = await addCommitted('order.broken');
+      const fine = await addCommitted('order.created');
+      const throwing = {
+        isReady: () => transport.isReady(),
+        waitUntilReady: (ms: number) => transport.waitUntilReady(ms),
+        close: async () => undefined,
+        publish: (out: Parameters<Rabbit['publish']>[0]) => {
+          if (out.message.id === broken.messageId) throw new TypeError('bug in a publisher');
+          return transport.publish(out);
+        },
+      };
+      expect(await relay({ publisher: throwing }).runOnce()).toBe(2);
+      expect(await probe.collect(queue, 1)).toEqual([fine.messageId]);
+      expect(await f.store.get(fine.messageId)).toMatchObject({ status: 'sent' });
+      expect(await f.store.get(broken.messageId)).toMatchObject({ status: 'pending', attempts: 1 });
+      expect((await f.store.get(broken.messageId))?.lastError).toContain('bug in a publisher');
     });
 
     it('does not let a failing row delay the others, and honours the backoff schedule', async () => {

@@ -6,7 +6,7 @@
  *   before-mark    publishes confirmed by the broker, not yet marked sent
  *   none           run until SIGTERM
  * SURETY_CLAIMS picks the relay's claims: "locked" (row locks of an open transaction, the
- * PostgreSQL default) or "lease". Prints "ready" when started.
+ * PostgreSQL default) or "lease". Prints "ready (<mode> claims)" when started.
  */
 import pg from 'pg';
 import { silentLogger } from '../../src/core/logger.js';
@@ -72,7 +72,7 @@ const relay = new OutboxRelay({
   lockedClaims: (process.env.SURETY_CLAIMS ?? 'locked') === 'locked',
 });
 await relay.start();
-process.stdout.write('ready\n');
+process.stdout.write(`ready (${relay.locked ? 'locked' : 'lease'} claims)\n`);
 process.once('SIGTERM', () => {
   void relay
     .stop()

@@ -13,12 +13,14 @@ export function spawnTs(relativeToTest: string, env: Record<string, string>, arg
 /** Resolves with the exit code and signal once the child has exited. */
 export function exited(
   child: ChildProcess,
-): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; stdout: string }> {
   let stderr = '';
+  let stdout = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null)
-      resolve({ code: child.exitCode, signal: child.signalCode, stderr });
-    else child.once('exit', (code, signal) => resolve({ code, signal, stderr }));
+      resolve({ code: child.exitCode, signal: child.signalCode, stderr, stdout });
+    else child.once('exit', (code, signal) => resolve({ code, signal, stderr, stdout }));
   });
 }

@@ -1,7 +1,8 @@
 import type { ClaimRequest, FailureUpdate, LockedBatch, OutboxRow } from '../../ports/outbox-store.js';
+import type { SqlExecutor } from '../../ports/sql-executor.js';
 import type { TableNames } from '../shared/naming.js';
 import { clipError, toOutboxRow } from '../shared/outbox-row.js';
-import type { PgPoolClient, PgPoolLike, PgQueryable } from './executor.js';
+import { pgExecutor, pgTransaction, type PgPoolClient, type PgPoolLike } from './executor.js';
 import * as sql from './outbox-sql.js';
 
 /**
@@ -23,83 +24,117 @@ export async function claimLocked(
   } catch (err) {
     throw wrapError(err);
   }
+  const held = new HeldClient(client);
   try {
     await client.query(`BEGIN; ${sql.lockedClaimSettings(req.leaseMs)}`);
     const { rows } = await client.query(sql.lockDueOutbox(tables, req.ordered), [req.now, req.limit]);
     if (rows.length === 0) {
       await client.query('COMMIT');
-      client.release();
+      held.release();
       return EMPTY;
     }
-    return new PgLockedBatch(client, tables, (rows as Record<string, unknown>[]).map(toOutboxRow), wrapError);
+    const claimed = (rows as Record<string, unknown>[]).map(toOutboxRow);
+    return new PgLockedBatch(held, pool, tables, claimed, wrapError);
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
-    client.release(err instanceof Error ? err : true);
+    held.release(err);
     throw wrapError(err);
   }
 }
 
 const EMPTY: LockedBatch = { rows: [], settle: async () => undefined, release: async () => undefined };
 
+/**
+ * A pool client held across awaits. pg emits `error` on a checked-out client whose connection dies
+ * (server restart, idle timeout, terminated backend), even mid-statement; unheard, that event would
+ * crash the process. It is heard from checkout until the client is back in the pool.
+ */
+class HeldClient {
+  private readonly onError = () => undefined; // the statement in progress (or the next one) fails and says why
+
+  constructor(readonly client: PgPoolClient) {
+    client.on?.('error', this.onError);
+  }
+
+  release(err?: unknown): void {
+    this.client.release(err === undefined ? undefined : err instanceof Error ? err : true);
+    this.client.off?.('error', this.onError);
+  }
+}
+
 class PgLockedBatch implements LockedBatch {
-  private client: PgPoolClient | undefined;
-  // The connection can die while the relay awaits confirms (server restart, idle timeout): pg then
-  // emits `error` on the held client, which must be heard; the next statement fails and says why.
-  private readonly onConnectionError = () => undefined;
+  private held: HeldClient | undefined;
 
   constructor(
-    client: PgPoolClient,
+    held: HeldClient,
+    private readonly pool: PgPoolLike,
     private readonly tables: TableNames,
     readonly rows: readonly OutboxRow[],
     private readonly wrapError: (err: unknown) => Error,
   ) {
-    this.client = client;
-    client.on?.('error', this.onConnectionError);
+    this.held = held;
   }
 
+  /**
+   * In the claim's transaction. If that transaction is gone (its connection died, or the server ended
+   * it after `leaseMs` idle), the same writes go in a fresh transaction: a confirmed row is still
+   * marked sent rather than published again, and failures still count toward backoff and dead. Rows
+   * another relay took in between are safe: marks and failures touch only rows still pending.
+   */
   async settle(sent: readonly number[], failures: readonly FailureUpdate[], now: number): Promise<void> {
-    const client = this.take();
+    const held = this.take();
     try {
-      if (sent.length > 0) await client.query(sql.markSent(this.tables), [sent, now]);
-      for (const f of failures) await recordFailure(client, this.tables, f, now);
-      await client.query('COMMIT');
-      client.release();
+      await this.write(pgExecutor(held.client), sent, failures, now);
+      await held.client.query('COMMIT');
+      held.release();
+      return;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      client.release(err instanceof Error ? err : true);
+      await held.client.query('ROLLBACK').catch(() => undefined);
+      held.release(err);
+    }
+    try {
+      await pgTransaction(this.pool, (tx) => this.write(tx, sent, failures, now));
+    } catch (err) {
       throw this.wrapError(err);
     }
   }
 
   async release(): Promise<void> {
-    if (!this.client) return;
-    const client = this.take();
+    if (!this.held) return;
+    const held = this.take();
     try {
-      await client.query('ROLLBACK');
-      client.release();
+      await held.client.query('ROLLBACK');
+      held.release();
     } catch (err) {
-      client.release(err instanceof Error ? err : true); // a dead connection: its locks are gone with it
+      held.release(err); // a dead connection: its locks are gone with it
+    }
+  }
+
+  private async write(
+    tx: SqlExecutor,
+    sent: readonly number[],
+    failures: readonly FailureUpdate[],
+    now: number,
+  ): Promise<void> {
+    if (sent.length > 0) await tx.query(sql.markSent(this.tables), [sent, now]);
+    for (const f of failures) {
+      await tx.query(sql.recordFailure(this.tables, false), [
+        f.seq,
+        f.owner,
+        f.attempts,
+        f.nextAttemptAt,
+        f.dead ? 'dead' : 'pending',
+        clipError(f.error),
+        f.now ?? now,
+      ]);
     }
   }
 
   /** The connection, once: a batch is settled or released, never both. */
-  private take(): PgPoolClient {
-    const client = this.client;
-    if (!client) throw new Error('locked batch already settled or released');
-    this.client = undefined;
-    client.off?.('error', this.onConnectionError);
-    return client;
+  private take(): HeldClient {
+    const held = this.held;
+    if (!held) throw new Error('locked batch already settled or released');
+    this.held = undefined;
+    return held;
   }
-}
-
-async function recordFailure(client: PgQueryable, tables: TableNames, f: FailureUpdate, now: number): Promise<void> {
-  await client.query(sql.recordFailure(tables, false), [
-    f.seq,
-    f.owner,
-    f.attempts,
-    f.nextAttemptAt,
-    f.dead ? 'dead' : 'pending',
-    clipError(f.error),
-    f.now ?? now,
-  ]);
 }

@@ -37,8 +37,11 @@ const optionsSchema = z.object({
     .custom<PgPoolLike>((v) => typeof v === 'object' && v !== null && 'connect' in v, 'must be a pg Pool')
     .optional(),
   connectionString: z.string().min(1).optional(),
-  /** Maximum connections of the pool Surety creates from `connectionString`. */
-  poolSize: z.number().int().min(2).max(100).default(4),
+  /**
+   * Maximum connections of the pool Surety creates from `connectionString`. A relay with locked
+   * claims holds up to `maxLockedBatches` (4) + 1 while it publishes; LISTEN holds one more.
+   */
+  poolSize: z.number().int().min(2).max(100).default(10),
   schema: z.string().default(''),
   tablePrefix: z.string().default('surety_'),
   /** LISTEN/NOTIFY channel; defaults to one derived from schema and prefix. */

@@ -1,12 +1,8 @@
 import type { WireMessage } from '../../core/wire.js';
 import type { Delivery } from '../../ports/transport.js';
-import type { AmqpChannel, AmqpMessage } from './driver.js';
+import type { AckCoalescer } from './ack-coalescer.js';
+import type { AmqpMessage } from './driver.js';
 import { fromAmqpMessage, redeliveriesOf } from './wire-mapping.js';
-
-/** Whether the channel a delivery came on is still open. */
-export interface ChannelLiveness {
-  open: boolean;
-}
 
 /**
  * A message received on one channel. Settling is idempotent, and a no-op once that channel has
@@ -19,8 +15,7 @@ export class AmqpDelivery implements Delivery {
   private done = false;
 
   constructor(
-    private readonly channel: AmqpChannel,
-    private readonly liveness: ChannelLiveness,
+    private readonly acks: AckCoalescer,
     private readonly raw: AmqpMessage,
   ) {
     this.message = fromAmqpMessage(raw);
@@ -32,25 +27,25 @@ export class AmqpDelivery implements Delivery {
     return this.done;
   }
 
+  /** Acked with the other acks of this turn of the event loop (see AckCoalescer). */
   ack(): Promise<void> {
-    this.settle(() => this.channel.ack(this.raw));
+    this.settle(() => this.acks.ack(this.raw));
     return Promise.resolve();
   }
 
   /** Requeues the message; a quorum queue counts it and dead-letters it at its delivery limit. */
   retry(): Promise<void> {
-    this.settle(() => this.channel.nack(this.raw, false, true));
+    this.settle(() => this.acks.requeue(this.raw));
     return Promise.resolve();
   }
 
   private settle(send: () => void): void {
     if (this.done) return;
     this.done = true;
-    if (!this.liveness.open) return;
     try {
       send();
     } catch {
-      // The channel started closing after the check above; the broker will redeliver.
+      // The channel is closing; the broker will redeliver.
     }
   }
 }

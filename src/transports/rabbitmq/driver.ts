@@ -57,7 +57,7 @@ export interface AmqpChannel extends AmqpEmitter, AmqpTopologyChannel {
     options?: { noAck?: boolean },
   ): Promise<{ consumerTag: string }>;
   cancel(consumerTag: string): Promise<unknown>;
-  ack(message: AmqpMessage): void;
+  ack(message: AmqpMessage, allUpTo?: boolean): void;
   nack(message: AmqpMessage, allUpTo?: boolean, requeue?: boolean): void;
   publish(exchange: string, routingKey: string, content: Buffer, options?: AmqpPublishOptions): boolean;
 }

@@ -2,7 +2,8 @@ import { describeError } from '../../core/errors.js';
 import type { Delivery, Subscription } from '../../ports/transport.js';
 import { ChannelKeeper } from './channel-keeper.js';
 import type { ConnectionManager } from './connection.js';
-import { AmqpDelivery, type ChannelLiveness } from './delivery.js';
+import { AckCoalescer } from './ack-coalescer.js';
+import { AmqpDelivery } from './delivery.js';
 import type { AmqpChannel, AmqpMessage } from './driver.js';
 import type { RabbitMqRoute, ResolvedRabbitMqOptions } from './options.js';
 
@@ -14,8 +15,9 @@ export interface ConsumedQueue {
   readonly declare: boolean;
 }
 
-interface ConsumerState extends ChannelLiveness {
+interface ConsumerState {
   readonly consumerTags: string[];
+  readonly acks: AckCoalescer;
 }
 
 /**
@@ -57,8 +59,7 @@ export class RabbitMqSubscription implements Subscription {
   }
 
   private async setup(channel: AmqpChannel): Promise<ConsumerState> {
-    const state: ConsumerState = { open: true, consumerTags: [] };
-    channel.on('close', () => (state.open = false));
+    const state: ConsumerState = { consumerTags: [], acks: new AckCoalescer(channel) };
     await channel.prefetch(this.prefetch);
     for (const q of this.queues) {
       if (q.declare) await channel.assertQueue(q.queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
@@ -78,7 +79,8 @@ export class RabbitMqSubscription implements Subscription {
       void channel.close().catch(() => {});
       return;
     }
-    const run = this.handle(new AmqpDelivery(channel, state, msg));
+    state.acks.received(msg);
+    const run = this.handle(new AmqpDelivery(state.acks, msg));
     this.running.add(run);
     void run.finally(() => this.running.delete(run));
   }
@@ -96,16 +98,18 @@ export class RabbitMqSubscription implements Subscription {
     }
   }
 
-  /** Stops new deliveries and waits (bounded) for running handlers before the channel closes. */
+  /** Stops new deliveries and waits (bounded) for running handlers, then sends their acks, before the channel closes. */
   private async drain(channel: AmqpChannel, state: ConsumerState): Promise<void> {
     for (const tag of state.consumerTags) await channel.cancel(tag).catch(() => {});
-    if (this.running.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.running]),
-      new Promise((resolve) => (timer = setTimeout(resolve, this.options.closeTimeoutMs))),
-    ]);
-    clearTimeout(timer);
+    if (this.running.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.running]),
+        new Promise((resolve) => (timer = setTimeout(resolve, this.options.closeTimeoutMs))),
+      ]);
+      clearTimeout(timer);
+    }
+    state.acks.flush();
   }
 
   private queueNames(): string {
