@@ -4,16 +4,12 @@ import type { FailureUpdate, LockedBatch, OutboxRow } from '../ports/outbox-stor
 import { defaultLogger, type Logger } from './logger.js';
 import { wireFromRow } from './outbox-rows.js';
 import { RelayHeartbeat } from './relay-heartbeat.js';
+import { LeaseWriteBack } from './lease-write-back.js';
 import { outcomeOf, RelayFailures } from './relay-failures.js';
 import { RelayMetrics } from './relay-metrics.js';
 import { resolveRelayOptions, type RelayOptions, type ResolvedRelayOptions } from './relay-options.js';
 import { RetentionJob } from './retention.js';
 import { Signal } from './signal.js';
-
-interface Failure {
-  readonly row: OutboxRow;
-  readonly error: unknown;
-}
 
 interface Claimed {
   readonly count: number;
@@ -46,10 +42,6 @@ export class OutboxRelay {
   private readonly wakeSignal = new Signal();
   private readonly slotSignal = new Signal();
   private readonly inFlight = new Map<number, Promise<void>>();
-  private readonly toMark: number[] = [];
-  private readonly toRecord: Failure[] = [];
-  private settling: Promise<void> | undefined;
-  private settleScheduled = false;
   private stopListening: (() => Promise<void>) | undefined;
   private unsubscribeOutbox: (() => void) | undefined;
   private retention: RetentionJob | undefined;
@@ -58,6 +50,7 @@ export class OutboxRelay {
   private lastClaimAt: number | null = null;
   private readonly heartbeat: RelayHeartbeat;
   private readonly failures: RelayFailures;
+  private readonly writeBack: LeaseWriteBack;
 
   constructor(options: RelayOptions) {
     this.options = resolveRelayOptions(options);
@@ -66,6 +59,10 @@ export class OutboxRelay {
     this.metrics = new RelayMetrics(this.registry, this.options.store, this.options.clock);
     const o = this.options;
     this.failures = new RelayFailures(o, this.metrics, this.log);
+    this.writeBack = new LeaseWriteBack(o, this.failures, this.log, {
+      wake: () => this.wake(),
+      givenUp: () => !this.running && this.inFlight.size === 0,
+    });
     this.heartbeat = new RelayHeartbeat(o.store, o.relayId, o.clock, o.heartbeatMs, () => this.lastClaimAt, this.log);
   }
 
@@ -132,7 +129,7 @@ export class OutboxRelay {
       );
       await Promise.all([...this.batches.values()].map((b) => b.release()));
     }
-    await this.settle();
+    await this.writeBack.settle();
     await this.heartbeat.stop();
     this.log.info({ relayId: this.options.relayId }, 'outbox relay stopped');
   }
@@ -147,7 +144,7 @@ export class OutboxRelay {
     const claimed = await this.claim(this.options.batchSize);
     claimed.dispatch();
     await Promise.allSettled([...this.inFlight.values(), ...this.batches.keys()]);
-    await this.settle();
+    await this.writeBack.settle();
     return claimed.count;
   }
 
@@ -263,12 +260,11 @@ export class OutboxRelay {
     if (o.ordered) this.wake(); // the next row of each key may now be claimable
   }
 
-  /** Lease mode: outcomes queue up and are written back in batches by `settle`. */
+  /** Lease mode: outcomes are written back in batches as they come (see LeaseWriteBack). */
   private publish(row: OutboxRow): void {
     const outcome = this.publishRow(row).then((failed) => {
-      if (failed) this.toRecord.push({ row, error: failed.cause });
-      else this.toMark.push(row.seq);
-      this.scheduleSettle();
+      if (failed) this.writeBack.failed(row, failed.cause);
+      else this.writeBack.confirmed(row.seq);
     });
     this.track(row.seq, outcome);
   }
@@ -309,61 +305,6 @@ export class OutboxRelay {
         return { cause };
       },
     );
-  }
-
-  /** Coalesces the confirms of one tick into one settle pass. */
-  private scheduleSettle(): void {
-    if (this.settleScheduled) return;
-    this.settleScheduled = true;
-    setImmediate(() => {
-      this.settleScheduled = false;
-      void this.settle();
-    });
-  }
-
-  /** Single flight: every caller waits for the one pass that drains all outcomes, including late ones. */
-  private settle(): Promise<void> {
-    this.settling ??= this.drainOutcomes().finally(() => (this.settling = undefined));
-    return this.settling;
-  }
-
-  /** Writes outcomes back in batches: confirmed rows marked sent, failures rescheduled or dead. */
-  private async drainOutcomes(): Promise<void> {
-    const o = this.options;
-    while (this.toMark.length > 0 || this.toRecord.length > 0) {
-      if (this.toMark.length > 0) {
-        const batch = this.toMark.splice(0, o.markSentBatchSize);
-        try {
-          await o.store.markSent(batch, o.clock.now());
-          if (o.ordered) this.wake(); // the next row of each key may now be claimable
-        } catch (err) {
-          // Keep them: a confirmed row must not be republished just because the mark failed once.
-          this.toMark.unshift(...batch);
-          this.log.error({ err: describeError(err), rows: batch.length }, 'marking rows sent failed; retrying');
-          // A plain pause: waiting on the wake signal would swallow wake-ups meant for the claim loop.
-          await new Promise((r) => setTimeout(r, o.backoff.delayMs(1)));
-          if (!this.running && this.inFlight.size === 0) break;
-          continue;
-        }
-      }
-      const failure = this.toRecord.shift();
-      if (failure) await this.recordFailure(failure);
-    }
-  }
-
-  private async recordFailure({ row, error }: Failure): Promise<void> {
-    const update = this.failures.update(row, error);
-    try {
-      const recorded = await this.options.store.recordFailure(update);
-      if (!recorded) return; // our lease expired and another relay owns the row now
-    } catch (err) {
-      this.log.error(
-        { err: describeError(err), messageId: row.messageId },
-        'recording a failed publish failed; the lease will expire',
-      );
-      return;
-    }
-    await this.failures.report(row, update, error);
   }
 
   private async listen(): Promise<void> {
