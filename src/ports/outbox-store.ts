@@ -88,8 +88,12 @@ export interface OutboxWriter {
  */
 export interface LockedBatch {
   readonly rows: readonly OutboxRow[];
-  /** Marks `sent` rows sent at `now` and records `failures` (the lock is the claim: no owner check), then commits. */
-  settle(sent: readonly number[], failures: readonly FailureUpdate[], now: number): Promise<void>;
+  /**
+   * Marks `sent` rows sent at `now` and records `failures` (the lock is the claim: no owner check),
+   * then commits. Returns the seqs of the failures recorded: a row another relay changed meanwhile
+   * (the lock was lost) keeps that relay's outcome.
+   */
+  settle(sent: readonly number[], failures: readonly FailureUpdate[], now: number): Promise<readonly number[]>;
   /** Rolls back: every row is as it was before the claim. Safe after a failed settle. */
   release(): Promise<void>;
 }

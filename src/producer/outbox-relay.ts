@@ -127,7 +127,11 @@ export class OutboxRelay {
           ? 'relay stopped with publishes unconfirmed; their rows are let go'
           : 'relay stopped with publishes unconfirmed; their leases will expire',
       );
-      await Promise.all([...this.batches.values()].map((b) => b.release()));
+      // Bounded too: a connection that stopped answering must not hold the stop (the server ends it after leaseMs).
+      await Promise.race([
+        Promise.all([...this.batches.values()].map((b) => b.release())),
+        new Promise((r) => setTimeout(r, 5_000).unref()),
+      ]);
     }
     await this.writeBack.settle();
     await this.heartbeat.stop();
@@ -197,7 +201,7 @@ export class OutboxRelay {
           if (batch.rows.length === 0) return;
           const run = this.runBatch(batch)
             .catch((err: unknown) => {
-              this.log.error({ err: describeError(err) }, 'claimed batch failed; its rows stay pending');
+              this.log.error({ err: describeError(err) }, 'running a claimed batch failed');
               return batch.release();
             })
             .finally(() => {
@@ -240,11 +244,14 @@ export class OutboxRelay {
       if (outcome) failed.push({ row, update: this.failures.update(row, outcome.cause), error: outcome.cause });
       else sent.push(row.seq);
     });
+    let recorded: ReadonlySet<number>;
     try {
-      await batch.settle(
-        sent,
-        failed.map((f) => f.update),
-        o.clock.now(),
+      recorded = new Set(
+        await batch.settle(
+          sent,
+          failed.map((f) => f.update),
+          o.clock.now(),
+        ),
       );
     } catch (err) {
       await batch.release().catch(() => undefined);
@@ -256,7 +263,8 @@ export class OutboxRelay {
       else this.log.warn({ rows: batch.rows.length }, 'a batch let go at stop settled too late; its rows stay pending');
       return;
     }
-    for (const f of failed) await this.failures.report(f.row, f.update, f.error);
+    // A failure not recorded: the row changed hands after the lock was lost; its new owner reports it.
+    for (const f of failed) if (recorded.has(f.row.seq)) await this.failures.report(f.row, f.update, f.error);
     if (o.ordered) this.wake(); // the next row of each key may now be claimable
   }
 

@@ -67,7 +67,7 @@ describe('PostgreSQL locked claims', () => {
       [seq(sent.messageId)],
       [
         { seq: seq(failed.messageId), owner: 'r1', attempts: 1, nextAttemptAt: 70_000, dead: false, error: 'nacked' },
-        { seq: seq(dead.messageId), owner: 'r1', attempts: 12, nextAttemptAt: 20_000, dead: true, error: 'unroutable' },
+        { seq: seq(dead.messageId), owner: 'r1', attempts: 1, nextAttemptAt: 20_000, dead: true, error: 'unroutable' },
       ],
       20_000,
     );
@@ -78,7 +78,7 @@ describe('PostgreSQL locked claims', () => {
       nextAttemptAt: 70_000,
       lastError: 'nacked',
     });
-    expect(await f.store.get(dead.messageId)).toMatchObject({ status: 'dead', attempts: 12, lastError: 'unroutable' });
+    expect(await f.store.get(dead.messageId)).toMatchObject({ status: 'dead', attempts: 1, lastError: 'unroutable' });
     expect(await f.store.get(untouched.messageId)).toMatchObject({ status: 'pending', attempts: 0 });
     const history = await f.pool.query(`SELECT message_id, outcome, actor FROM ${f.store.tables.outboxAttempts}`);
     expect(history.rows).toEqual(
@@ -111,6 +111,41 @@ describe('PostgreSQL locked claims', () => {
     await batch.release(); // safe after settle
     expect(await f.store.get(a.messageId)).toMatchObject({ status: 'sent', sentAt: 20_000 });
     expect(await f.store.get(b.messageId)).toMatchObject({ status: 'pending', attempts: 1, nextAttemptAt: 90_000 });
+  });
+
+  it('after losing its lock, leaves a row another relay has changed meanwhile as that relay left it', async () => {
+    const a = await add(newRow());
+    const late = await lock();
+    await f.pool.query('SELECT pg_terminate_backend($1)', [await holderPid()]);
+    // Another relay takes the row and records a failed attempt of its own.
+    let other: LockedBatch | undefined;
+    await waitFor('another relay to take the row', async () => {
+      const b = await lock();
+      if (b.rows.length > 0) other = b;
+      else await b.release();
+      return b.rows.length > 0;
+    });
+    const row = other!.rows[0]!;
+    expect(
+      await other!.settle(
+        [],
+        [{ seq: row.seq, owner: 'r2', attempts: 1, nextAttemptAt: 50_000, dead: false, error: 'r2 saw a nack' }],
+        15_000,
+      ),
+    ).toEqual([row.seq]);
+    // The first relay's late outcome for the same attempt is not applied, and it is told so.
+    const recorded = await late.settle(
+      [],
+      [{ seq: row.seq, owner: 'r1', attempts: 1, nextAttemptAt: 90_000, dead: true, error: 'r1 timed out' }],
+      20_000,
+    );
+    expect(recorded).toEqual([]);
+    expect(await f.store.get(a.messageId)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      nextAttemptAt: 50_000,
+      lastError: 'r2 saw a nack',
+    });
   });
 
   it('survives its connection dying in the middle of a settle statement, and settles in a fresh transaction', async () => {

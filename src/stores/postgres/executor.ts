@@ -62,18 +62,45 @@ export function pgExecutor(client: PgQueryable): SqlExecutor {
   };
 }
 
+/**
+ * A pool client held across awaits. pg emits `error` on a checked-out client whose connection dies
+ * (server restart, idle timeout, terminated backend), even mid-statement; unheard, that event would
+ * crash the process. It is heard from checkout until the client is back in the pool, and a client
+ * released after an error is discarded rather than reused.
+ */
+export class HeldClient {
+  private readonly onError = () => undefined; // the statement in progress (or the next one) fails and says why
+
+  private constructor(readonly client: PgPoolClient) {
+    client.on?.('error', this.onError);
+  }
+
+  static async from(pool: PgPoolLike): Promise<HeldClient> {
+    return new HeldClient(await pool.connect());
+  }
+
+  release(err?: unknown): void {
+    this.client.release(err === undefined ? undefined : err instanceof Error ? err : true);
+    this.client.off?.('error', this.onError);
+  }
+}
+
 /** Runs `work` in a transaction on a connection from `pool`; commits, or rolls back and rethrows. */
 export async function pgTransaction<T>(pool: PgPoolLike, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+  const held = await HeldClient.from(pool);
+  const { client } = held;
   try {
     await client.query('BEGIN');
     const result = await work(pgExecutor(client));
     await client.query('COMMIT');
+    held.release();
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    const rolledBack = await client.query('ROLLBACK').then(
+      () => true,
+      () => false,
+    );
+    held.release(rolledBack ? undefined : err); // a connection that cannot even roll back is not reused
     throw err;
-  } finally {
-    client.release();
   }
 }

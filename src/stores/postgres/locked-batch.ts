@@ -2,7 +2,7 @@ import type { ClaimRequest, FailureUpdate, LockedBatch, OutboxRow } from '../../
 import type { SqlExecutor } from '../../ports/sql-executor.js';
 import type { TableNames } from '../shared/naming.js';
 import { clipError, toOutboxRow } from '../shared/outbox-row.js';
-import { pgExecutor, pgTransaction, type PgPoolClient, type PgPoolLike } from './executor.js';
+import { HeldClient, pgExecutor, pgTransaction, type PgPoolLike } from './executor.js';
 import * as sql from './outbox-sql.js';
 
 /**
@@ -18,13 +18,13 @@ export async function claimLocked(
   req: Omit<ClaimRequest, 'owner'>,
   wrapError: (err: unknown) => Error,
 ): Promise<LockedBatch> {
-  let client: PgPoolClient;
+  let held: HeldClient;
   try {
-    client = await pool.connect();
+    held = await HeldClient.from(pool);
   } catch (err) {
     throw wrapError(err);
   }
-  const held = new HeldClient(client);
+  const { client } = held;
   try {
     await client.query(`BEGIN; ${sql.lockedClaimSettings(req.leaseMs)}`);
     const { rows } = await client.query(sql.lockDueOutbox(tables, req.ordered), [req.now, req.limit]);
@@ -42,25 +42,7 @@ export async function claimLocked(
   }
 }
 
-const EMPTY: LockedBatch = { rows: [], settle: async () => undefined, release: async () => undefined };
-
-/**
- * A pool client held across awaits. pg emits `error` on a checked-out client whose connection dies
- * (server restart, idle timeout, terminated backend), even mid-statement; unheard, that event would
- * crash the process. It is heard from checkout until the client is back in the pool.
- */
-class HeldClient {
-  private readonly onError = () => undefined; // the statement in progress (or the next one) fails and says why
-
-  constructor(readonly client: PgPoolClient) {
-    client.on?.('error', this.onError);
-  }
-
-  release(err?: unknown): void {
-    this.client.release(err === undefined ? undefined : err instanceof Error ? err : true);
-    this.client.off?.('error', this.onError);
-  }
-}
+const EMPTY: LockedBatch = { rows: [], settle: async () => [], release: async () => undefined };
 
 class PgLockedBatch implements LockedBatch {
   private held: HeldClient | undefined;
@@ -81,19 +63,19 @@ class PgLockedBatch implements LockedBatch {
    * marked sent rather than published again, and failures still count toward backoff and dead. Rows
    * another relay took in between are safe: marks and failures touch only rows still pending.
    */
-  async settle(sent: readonly number[], failures: readonly FailureUpdate[], now: number): Promise<void> {
+  async settle(sent: readonly number[], failures: readonly FailureUpdate[], now: number): Promise<readonly number[]> {
     const held = this.take();
     try {
-      await this.write(pgExecutor(held.client), sent, failures, now);
+      const recorded = await this.write(pgExecutor(held.client), sent, failures, now);
       await held.client.query('COMMIT');
       held.release();
-      return;
+      return recorded;
     } catch (err) {
       await held.client.query('ROLLBACK').catch(() => undefined);
       held.release(err);
     }
     try {
-      await pgTransaction(this.pool, (tx) => this.write(tx, sent, failures, now));
+      return await pgTransaction(this.pool, (tx) => this.write(tx, sent, failures, now));
     } catch (err) {
       throw this.wrapError(err);
     }
@@ -115,10 +97,11 @@ class PgLockedBatch implements LockedBatch {
     sent: readonly number[],
     failures: readonly FailureUpdate[],
     now: number,
-  ): Promise<void> {
+  ): Promise<number[]> {
     if (sent.length > 0) await tx.query(sql.markSent(this.tables), [sent, now]);
+    const recorded: number[] = [];
     for (const f of failures) {
-      await tx.query(sql.recordFailure(this.tables, false), [
+      const res = await tx.query(sql.recordFailure(this.tables, false), [
         f.seq,
         f.owner,
         f.attempts,
@@ -127,7 +110,9 @@ class PgLockedBatch implements LockedBatch {
         clipError(f.error),
         f.now ?? now,
       ]);
+      if (res.rowCount === 1) recorded.push(f.seq);
     }
+    return recorded;
   }
 
   /** The connection, once: a batch is settled or released, never both. */

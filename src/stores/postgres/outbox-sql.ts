@@ -68,12 +68,13 @@ WHERE seq = ANY($1::bigint[]) AND status = 'pending'`;
 
 /**
  * $1 seq, $2 owner, $3 attempts, $4 next attempt, $5 status, $6 error, $7 now. Records the attempt in
- * the same statement. `owned`: only while $2 holds the lease; a locked claim holds the row lock instead.
+ * the same statement. `owned`: only while $2 holds the lease. A locked claim holds the row lock
+ * instead; settled after its lock was lost, only if the row is as it was claimed (attempts unchanged).
  */
 export const recordFailure = (t: TableNames, owned = true) => `WITH o AS (
   UPDATE ${t.outbox}
   SET attempts = $3, next_attempt_at = $4, status = $5, last_error = $6, claimed_by = NULL
-  WHERE seq = $1 AND ${owned ? 'claimed_by = $2' : '$2::text IS NOT NULL'} AND status = 'pending'
+  WHERE seq = $1 AND ${owned ? 'claimed_by = $2' : 'attempts = $3 - 1'} AND status = 'pending'
   RETURNING message_id, attempts, status, last_error)
 INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor)
 SELECT message_id, attempts, $7::bigint, CASE WHEN status = 'dead' THEN 'dead' ELSE 'failed' END, last_error, $2::text

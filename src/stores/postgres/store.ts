@@ -23,7 +23,14 @@ import { clipError, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
 import * as adminSql from './admin-sql.js';
 import { PostgresConsumerOps } from './consumer-ops.js';
-import { pgTransaction, statementName, type PgPoolLike, type PgPreparing, type PgQueryable } from './executor.js';
+import {
+  HeldClient,
+  pgTransaction,
+  statementName,
+  type PgPoolLike,
+  type PgPreparing,
+  type PgQueryable,
+} from './executor.js';
 import { claimLocked } from './locked-batch.js';
 import { postgresMigrations } from './migrations.js';
 import * as sql from './outbox-sql.js';
@@ -74,7 +81,11 @@ export async function createPostgresOutboxStore(options: PostgresStoreOptions): 
   let ownsPool = false;
   if (!pool) {
     const pg = loadPg();
-    pool = new pg.Pool({ connectionString: o.connectionString, max: o.poolSize }) as unknown as PgPoolLike;
+    pool = new pg.Pool({
+      connectionString: o.connectionString,
+      max: o.poolSize,
+      keepAlive: true,
+    }) as unknown as PgPoolLike;
     // An idle client's error (server restart) must not crash the process; the next query reconnects.
     (pool as unknown as { on(ev: string, fn: (e: Error) => void): void }).on('error', () => undefined);
     ownsPool = true;
@@ -325,20 +336,19 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
   }
 
   private async withClient<T>(fn: (client: PgQueryable) => Promise<T>): Promise<T> {
-    let client;
+    let held: HeldClient;
     try {
-      client = await this.pool.connect();
+      held = await HeldClient.from(this.pool);
     } catch (err) {
       throw storeError(err);
     }
     try {
-      return await fn(client);
+      const result = await fn(held.client);
+      held.release();
+      return result;
     } catch (err) {
-      client.release(err instanceof Error ? err : true);
-      client = undefined;
+      held.release(err);
       throw storeError(err);
-    } finally {
-      client?.release();
     }
   }
 }

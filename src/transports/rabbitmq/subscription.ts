@@ -76,6 +76,7 @@ export class RabbitMqSubscription implements Subscription {
     if (msg === null) {
       // The broker cancelled the consumer (queue deleted); a fresh channel redeclares and resubscribes.
       this.options.logger.warn({ queues: this.queueNames() }, 'rabbitmq cancelled the consumer; resubscribing');
+      state.acks.flush(); // what was settled until now still goes out
       void channel.close().catch(() => {});
       return;
     }
