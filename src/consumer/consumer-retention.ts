@@ -1,5 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { describeError } from '../core/errors.js';
+import { PeriodicPurge } from '../core/periodic-purge.js';
 import type { Logger } from '../core/logger.js';
 import type { ConsumerStore } from '../ports/consumer-store.js';
 
@@ -33,55 +34,40 @@ export interface RetentionPass {
  * retention.start(); // Consumer.start() does this from its `retention` option
  */
 export class ConsumerRetention {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = false;
+  private readonly loop: PeriodicPurge;
 
   constructor(
     private readonly store: Pick<ConsumerStore, 'purgeInbox' | 'purgeSettledDeadLetters'>,
     private readonly clock: Clock,
     private readonly options: ConsumerRetentionOptions,
     private readonly log: Logger,
-  ) {}
-
-  start(): void {
-    this.stopped = false;
-    this.timer = setInterval(() => {
-      this.running ??= this.runOnce()
-        .catch((err) => this.log.warn({ err: describeError(err) }, 'consumer retention failed; will retry'))
-        .finally(() => (this.running = undefined));
-    }, this.options.intervalMs);
-    this.timer.unref();
+  ) {
+    this.loop = new PeriodicPurge(
+      options.intervalMs,
+      () => this.runOnce(),
+      (err) => this.log.warn({ err: describeError(err) }, 'consumer retention failed; will retry'),
+    );
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.running;
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** One pass over the inbox, then the settled dead letters. */
   async runOnce(): Promise<RetentionPass> {
-    const { inboxWindowMs, settledDeadLettersMs } = this.options;
+    const { inboxWindowMs, settledDeadLettersMs, batchSize } = this.options;
     const now = this.clock.now();
-    const inbox = inboxWindowMs > 0 ? await this.drain((n) => this.store.purgeInbox(now - inboxWindowMs, n)) : 0;
+    const inbox =
+      inboxWindowMs > 0 ? await this.loop.drain((n) => this.store.purgeInbox(now - inboxWindowMs, n), batchSize) : 0;
     const settledDeadLetters =
       settledDeadLettersMs > 0
-        ? await this.drain((n) => this.store.purgeSettledDeadLetters(now - settledDeadLettersMs, n))
+        ? await this.loop.drain((n) => this.store.purgeSettledDeadLetters(now - settledDeadLettersMs, n), batchSize)
         : 0;
     if (inbox + settledDeadLetters > 0) this.log.info({ inbox, settledDeadLetters }, 'purged old consumer rows');
     return { inbox, settledDeadLetters };
-  }
-
-  /** Batches until one comes back short (or the job stops); returns the rows deleted. */
-  private async drain(purge: (limit: number) => Promise<number>): Promise<number> {
-    const { batchSize } = this.options;
-    let total = 0;
-    for (;;) {
-      const n = await purge(batchSize);
-      total += n;
-      if (n < batchSize || this.stopped) return total;
-      await new Promise((r) => setImmediate(r));
-    }
   }
 }

@@ -1,5 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import { describeError } from '../core/errors.js';
+import { PeriodicPurge } from '../core/periodic-purge.js';
 import type { OutboxRelayStore } from '../ports/outbox-store.js';
 import type { Logger } from './logger.js';
 
@@ -14,9 +15,7 @@ export interface RetentionOptions {
  * row decides which). Batches yield between each other so claims are never starved.
  */
 export class RetentionJob {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly loop: PeriodicPurge;
 
   constructor(
     private readonly store: OutboxRelayStore,
@@ -24,23 +23,20 @@ export class RetentionJob {
     private readonly clock: Clock,
     private readonly options: RetentionOptions,
     private readonly log: Logger,
-  ) {}
-
-  start(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.runOnce()
-        .catch((err) => this.log.warn({ err: describeError(err) }, 'outbox retention failed; will retry'))
-        .then(() => {
-          this.running = undefined;
-        });
-    }, this.options.intervalMs);
-    this.timer.unref();
+  ) {
+    this.loop = new PeriodicPurge(
+      options.intervalMs,
+      () => this.runOnce(),
+      (err) => this.log.warn({ err: describeError(err) }, 'outbox retention failed; will retry'),
+    );
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.running;
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** One purge pass. Returns the number of rows deleted (0 when another relay holds the lease). */
@@ -49,13 +45,7 @@ export class RetentionJob {
     const ttl = Math.max(options.intervalMs * 2, 30_000);
     if (!(await store.acquireLease('outbox-retention', owner, clock.now(), ttl))) return 0;
     const before = clock.now() - options.sentMaxAgeMs;
-    let total = 0;
-    for (;;) {
-      const n = await store.purgeSent(before, options.batchSize);
-      total += n;
-      if (n < options.batchSize || this.stopped) break;
-      await new Promise((r) => setImmediate(r));
-    }
+    const total = await this.loop.drain((n) => store.purgeSent(before, n), options.batchSize);
     if (total > 0) this.log.info({ deleted: total }, 'purged sent outbox rows');
     return total;
   }
