@@ -1,27 +1,16 @@
 import { createHash } from 'node:crypto';
 import { isMessageId, type Envelope } from '../core/envelope.js';
-import { describeError, PoisonMessageError } from '../core/errors.js';
-import { decodeEnvelope, WIRE_HEADERS, type WireMessage } from '../core/wire.js';
-import type { FailureRecord, RecordedFailure } from '../ports/consumer-store.js';
+import { describeError, PoisonMessageError, TransactionAbortedError } from '../core/errors.js';
+import { decodeEnvelope, WIRE_HEADERS } from '../core/wire.js';
+import type { FailureRecord } from '../ports/consumer-store.js';
 import type { SqlExecutor } from '../ports/sql-executor.js';
 import { decideRetry, type ResolvedConsumerOptions } from './consumer-options.js';
 import { ConsumerStoreUnavailableError, PermanentError } from './errors.js';
-import type { BatchHandler, HandlerRegistry, Resolved } from './handler-registry.js';
+import type { HandlerRegistry, Resolved } from './handler-registry.js';
+import { HandlerFailed, runHandlers } from './optimistic-run.js';
+import type { Outcome, WorkItem } from './work-item.js';
 
-/** One message to handle: a broker delivery or a dead letter being replayed. */
-export interface WorkItem {
-  readonly message: WireMessage;
-  readonly topic: string;
-  readonly replay: boolean;
-}
-
-export type Outcome =
-  | { readonly kind: 'handled' }
-  | { readonly kind: 'duplicate' }
-  /** Dead-letter engine: the failure is recorded in the same committed transaction. */
-  | { readonly kind: 'recorded'; readonly failure: RecordedFailure; readonly error: string }
-  /** A replay failed (the replay job reschedules it), or the broker engine must redeliver. */
-  | { readonly kind: 'failed'; readonly error: string; readonly permanent: boolean };
+export type { Outcome, WorkItem } from './work-item.js';
 
 /**
  * Handles a batch in ONE transaction of the consumer's database: the inbox records (message id,
@@ -88,54 +77,13 @@ export class BatchProcessor {
           group,
           now,
         );
-        const started = new Set<string>();
-        // Consecutive fresh messages of a type registered with onBatch go to its handler in one call.
-        let run: { batch: BatchHandler; type: string; members: { index: number; resolved: Resolved }[] } | undefined;
-        const flush = async () => {
-          if (!run) return;
-          const { batch, members } = run;
-          run = undefined;
-          try {
-            await batch(
-              members.map((m) => ({ payload: m.resolved.envelope.payload, envelope: m.resolved.envelope })),
-              { tx, group, replay: members.some((m) => items[m.index]!.replay) },
-            );
-          } catch (cause) {
-            throw new HandlerFailed(undefined, cause); // which message failed is unknown: all go again alone
-          }
-          for (const m of members) outcomes[m.index] = { kind: 'handled' };
-        };
-        for (const { index, item, resolved } of runnable) {
-          const id = item.message.id;
-          if (!fresh.has(id) || started.has(id)) {
-            outcomes[index] = { kind: 'duplicate' };
-            continue;
-          }
-          started.add(id);
-          if (resolved.batch) {
-            if (run && (run.batch !== resolved.batch || run.type !== resolved.envelope.type)) await flush();
-            run ??= { batch: resolved.batch, type: resolved.envelope.type, members: [] };
-            run.members.push({ index, resolved });
-            continue;
-          }
-          await flush();
-          try {
-            await resolved.handler(resolved.envelope.payload, {
-              tx,
-              envelope: resolved.envelope,
-              group,
-              replay: item.replay,
-            });
-          } catch (cause) {
-            throw new HandlerFailed(index, cause);
-          }
-          outcomes[index] = { kind: 'handled' };
-        }
-        await flush();
+        await runHandlers(tx, runnable, fresh, outcomes, this.options);
         return outcomes;
       });
     } catch (err) {
       if (err instanceof HandlerFailed) return { index: err.index, error: err.cause };
+      // A handler caught a failed statement's error: PostgreSQL rolled the batch back at COMMIT.
+      if (err instanceof TransactionAbortedError) return { index: undefined, error: err };
       throw err;
     }
   }
@@ -179,7 +127,19 @@ export class BatchProcessor {
         resolved.envelope,
       );
     }
-    await tx.query('RELEASE SAVEPOINT surety_msg');
+    try {
+      await tx.query('RELEASE SAVEPOINT surety_msg');
+    } catch (err) {
+      if (!abortedBefore(err)) throw err;
+      // The handler returned, but one of its statements failed and it caught the error: PostgreSQL
+      // has aborted the savepoint, so its writes are gone. A failure like any other, never an ack.
+      await tx.query('ROLLBACK TO SAVEPOINT surety_msg');
+      const swallowed = new Error(
+        'the handler returned normally, but a statement it ran had failed and its error was caught; PostgreSQL aborted its writes (SQLSTATE 25P02). Let the error propagate, or wrap the statement in its own SAVEPOINT',
+        { cause: err },
+      );
+      return this.fail(tx, item, swallowed, now, { permanent: false, poison: false }, resolved.envelope);
+    }
     return { kind: 'handled' };
   }
 
@@ -243,12 +203,7 @@ export function failureRecord(
   };
 }
 
-/** Internal: a handler threw during the optimistic pass; `index` is unknown when a batch handler threw. */
-class HandlerFailed extends Error {
-  constructor(
-    readonly index: number | undefined,
-    cause: unknown,
-  ) {
-    super('a handler failed in the optimistic pass', { cause });
-  }
+/** SQLSTATE 25P02: a statement was refused because an earlier one in the transaction failed. */
+function abortedBefore(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === '25P02';
 }

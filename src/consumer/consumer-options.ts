@@ -39,7 +39,14 @@ const schema = z.object({
   batchWindowMs: z.number().int().min(0).max(1_000).default(2),
   /** Batches handled at once, each in its own transaction. */
   parallelism: z.number().int().min(1).max(64).default(1),
-  /** With parallelism > 1, messages of one business key always go through the same lane, in order. */
+  /**
+   * Per-message handlers of one batch running at once in its transaction. On PostgreSQL their
+   * statements then share round trips (pipelined: the store's own pool does it, or give your pool
+   * `pipeline: true`). Only for handlers that do not read-modify-write rows other messages' handlers
+   * also write; with perKeySerial, messages of one key still run one after another.
+   */
+  handlerConcurrency: z.number().int().min(1).max(256).default(1),
+  /** Messages of one business key are handled one after another, in order: across lanes and within a batch. */
   perKeySerial: z.boolean().default(true),
   /** Surety's dead-letter table drives retries (default). Mutually exclusive with `brokerRetry`. */
   deadLetters: z
@@ -101,6 +108,7 @@ export interface ResolvedConsumerOptions {
   readonly batchSize: number;
   readonly batchWindowMs: number;
   readonly parallelism: number;
+  readonly handlerConcurrency: number;
   readonly perKeySerial: boolean;
   readonly retry: RetryEngine;
   readonly unavailableBackoffMs: readonly number[];
@@ -139,6 +147,7 @@ export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsum
     batchSize: o.batchSize,
     batchWindowMs: o.batchWindowMs,
     parallelism: o.parallelism,
+    handlerConcurrency: o.handlerConcurrency,
     perKeySerial: o.perKeySerial,
     retry,
     unavailableBackoffMs: o.unavailableBackoffMs,

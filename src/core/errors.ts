@@ -17,6 +17,7 @@ export type SuretyErrorCode =
   | 'SURETY_CONNECTION_LOST'
   | 'SURETY_TRANSPORT_CLOSED'
   | 'SURETY_STORE_FAILED'
+  | 'SURETY_TRANSACTION_ABORTED'
   | 'SURETY_MIGRATION_FAILED'
   | 'SURETY_DRIVER_MISSING';
 
@@ -80,6 +81,16 @@ export class PublishError extends SuretyError {
 export class StoreError extends SuretyError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('SURETY_STORE_FAILED', message, options);
+  }
+}
+
+/**
+ * COMMIT found the transaction already aborted and rolled it back: a statement in it failed and
+ * its error was caught, so nothing of the transaction was written.
+ */
+export class TransactionAbortedError extends SuretyError {
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super('SURETY_TRANSACTION_ABORTED', detail, options);
   }
 }
 

@@ -7,7 +7,8 @@ export interface SqlResult<R = Record<string, unknown>> {
 /**
  * The one way Surety's SQL joins the caller's transaction: "execute this SQL with these values".
  * Placeholders are the dialect's own (`$1` for PostgreSQL, `?` for MySQL and SQLite).
- * Adapters for raw driver transaction objects live in each store folder.
+ * Adapters for raw driver transaction objects live in each store folder. Calls may overlap (consumer
+ * handlers running at once): an executor answers each in the order issued, pipelined or queued.
  */
 export interface SqlExecutor {
   query<R = Record<string, unknown>>(

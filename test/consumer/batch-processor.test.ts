@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import { Consumer } from '../../src/consumer/consumer.js';
 import type { ConsumerStore } from '../../src/ports/consumer-store.js';
-import { effectsTable, wire } from '../support/consumer-env.js';
+import { withEffects, wire, type Effects } from '../support/consumer-env.js';
 import { storeFixtures } from '../support/stores.js';
 
 /** A consumer with no broker: the tests drive its processor directly. */
@@ -15,18 +15,8 @@ const bareConsumer = (store: ConsumerStore) =>
   });
 
 for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
-  /** Runs `test` against a fresh store with an effects table, torn down after. */
-  const withStore = async (
-    label: string,
-    test: (store: ConsumerStore, effects: Awaited<ReturnType<typeof effectsTable>>) => Promise<void>,
-  ) => {
-    const f = await makeStore(label);
-    try {
-      await test(f.store as unknown as ConsumerStore, await effectsTable(f));
-    } finally {
-      await f.teardown();
-    }
-  };
+  const withStore = (label: string, test: (store: ConsumerStore, effects: Effects) => Promise<void>) =>
+    withEffects(makeStore, label, test);
 
   describe(`batch processing (${dialect})`, () => {
     it('rolls back only the failing message of a batch and never runs it twice', async () => {

@@ -92,6 +92,22 @@ export async function effectsTable(f: StoreFixture) {
   };
 }
 
+export type Effects = Awaited<ReturnType<typeof effectsTable>>;
+
+/** Runs `test` against a fresh store from `makeStore` with an effects table, torn down after. */
+export async function withEffects(
+  makeStore: (label: string) => Promise<StoreFixture>,
+  label: string,
+  test: (store: ConsumerStore, effects: Effects) => Promise<void>,
+): Promise<void> {
+  const f = await makeStore(label);
+  try {
+    await test(f.store as unknown as ConsumerStore, await effectsTable(f));
+  } finally {
+    await f.teardown();
+  }
+}
+
 export function wire<P>(input: MessageInput<P>): WireMessage {
   return encodeEnvelope(createEnvelope(input));
 }

@@ -15,6 +15,7 @@ import type {
 } from '../../ports/outbox-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { applyMigrations } from '../shared/apply-migrations.js';
+import { AsyncMutex } from '../shared/async-mutex.js';
 import type { AdminContext } from '../shared/admin-context.js';
 import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
@@ -108,6 +109,9 @@ async function retryDeadlocks<T>(work: () => Promise<T>, attempts = 4): Promise<
 
 const storeError = storeErrorFor('MySQL');
 
+/** Per transaction: its key_seq bump and read-back must not interleave with another add's (handlers at once). */
+const keySeqLocks = new WeakMap<SqlExecutor, AsyncMutex>();
+
 export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, ConsumerStore, AdminStore {
   readonly dialect = 'mysql' as const;
   readonly tables;
@@ -176,9 +180,15 @@ export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, Co
   async insert(tx: SqlExecutor, row: NewOutboxRow, options: { ordered: boolean }): Promise<InsertResult> {
     let keySeq = 0;
     if (options.ordered) {
-      await tx.query(sql.bumpKeySeq(this.tables), [row.orderingKey]);
-      const { rows } = await tx.query<{ last_seq: number | string }>(sql.selectKeySeq(this.tables), [row.orderingKey]);
-      keySeq = Number(rows[0]!.last_seq);
+      let lock = keySeqLocks.get(tx);
+      if (!lock) keySeqLocks.set(tx, (lock = new AsyncMutex()));
+      keySeq = await lock.run(async () => {
+        await tx.query(sql.bumpKeySeq(this.tables), [row.orderingKey]);
+        const { rows } = await tx.query<{ last_seq: number | string }>(sql.selectKeySeq(this.tables), [
+          row.orderingKey,
+        ]);
+        return Number(rows[0]!.last_seq);
+      });
     }
     try {
       await tx.query(sql.insertOutbox(this.tables), [

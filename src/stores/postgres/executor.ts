@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
+import { TransactionAbortedError } from '../../core/errors.js';
+import { AsyncMutex } from '../shared/async-mutex.js';
 import type { QueryHints, SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 
 /** The part of a pg `Client`, `PoolClient` or `Pool` Surety needs (declared here, not imported from pg). */
 export interface PgQueryable {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null; command?: string }>;
 }
 
 /** pg's query-config form, which prepares a named statement once per connection. */
@@ -40,26 +42,29 @@ export interface PgPoolLike extends PgQueryable {
 }
 
 /**
- * Wraps a pg client that has an open transaction.
+ * Wraps a pg client that has an open transaction. Statements issued at once (handlers running
+ * concurrently in one transaction) are pipelined on a client created with `pipeline: true`, and
+ * otherwise sent one after another: pg deprecates queueing on a busy client.
  * @example
  * const client = await pool.connect();
  * await client.query('BEGIN');
  * await outbox.add(pgExecutor(client), { type: 'order.created', key: order.id, payload: order });
- * await client.query('COMMIT');
+ * await pgCommit(client); // not client.query('COMMIT'): see pgCommit
  */
 export function pgExecutor(client: PgQueryable): SqlExecutor {
-  return {
-    async query<R>(sql: string, values?: readonly unknown[], hints?: QueryHints): Promise<SqlResult<R>> {
-      const res = hints?.name
-        ? await (client as unknown as PgPreparing).query({
-            name: hints.name,
-            text: sql,
-            values: values as unknown[] | undefined,
-          })
-        : await client.query(sql, values as unknown[] | undefined);
-      return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
-    },
+  const run = async <R>(sql: string, values?: readonly unknown[], hints?: QueryHints): Promise<SqlResult<R>> => {
+    const res = hints?.name
+      ? await (client as unknown as PgPreparing).query({
+          name: hints.name,
+          text: sql,
+          values: values as unknown[] | undefined,
+        })
+      : await client.query(sql, values as unknown[] | undefined);
+    return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
   };
+  if ((client as { pipeline?: unknown }).pipeline === true) return { query: run };
+  const queue = new AsyncMutex();
+  return { query: (sql, values, hints) => queue.run(() => run(sql, values, hints)) };
 }
 
 /**
@@ -85,6 +90,20 @@ export class HeldClient {
   }
 }
 
+/**
+ * COMMIT that refuses PostgreSQL's silent rollback: once a statement of the transaction has failed,
+ * the server answers COMMIT with ROLLBACK and no error, even when the caller caught that statement's
+ * error and carried on. Treating that answer as a commit would ack or report work that was undone.
+ */
+export async function pgCommit(client: PgQueryable): Promise<void> {
+  const res = await client.query('COMMIT');
+  if (res.command === 'ROLLBACK') {
+    throw new TransactionAbortedError(
+      'PostgreSQL rolled the transaction back at COMMIT: a statement in it failed and its error was caught, so nothing of it was written (use a SAVEPOINT to survive a failing statement)',
+    );
+  }
+}
+
 /** Runs `work` in a transaction on a connection from `pool`; commits, or rolls back and rethrows. */
 export async function pgTransaction<T>(pool: PgPoolLike, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
   const held = await HeldClient.from(pool);
@@ -92,7 +111,7 @@ export async function pgTransaction<T>(pool: PgPoolLike, work: (tx: SqlExecutor)
   try {
     await client.query('BEGIN');
     const result = await work(pgExecutor(client));
-    await client.query('COMMIT');
+    await pgCommit(client);
     held.release();
     return result;
   } catch (err) {

@@ -1,2 +1,2 @@
 export { createPostgresOutboxStore, PostgresOutboxStore, type PostgresStoreOptions } from './store.js';
-export { pgExecutor, pgTransaction, type PgQueryable, type PgPoolLike } from './executor.js';
+export { pgCommit, pgExecutor, pgTransaction, type PgQueryable, type PgPoolLike } from './executor.js';

@@ -2,7 +2,7 @@ import type { ClaimRequest, FailureUpdate, LockedBatch, OutboxRow } from '../../
 import type { SqlExecutor } from '../../ports/sql-executor.js';
 import type { TableNames } from '../shared/naming.js';
 import { clipError, toOutboxRow } from '../shared/outbox-row.js';
-import { HeldClient, pgExecutor, pgTransaction, type PgPoolLike } from './executor.js';
+import { HeldClient, pgCommit, pgExecutor, pgTransaction, type PgPoolLike } from './executor.js';
 import * as sql from './outbox-sql.js';
 
 /**
@@ -29,7 +29,7 @@ export async function claimLocked(
     await client.query(`BEGIN; ${sql.lockedClaimSettings(req.leaseMs)}`);
     const { rows } = await client.query(sql.lockDueOutbox(tables, req.ordered), [req.now, req.limit]);
     if (rows.length === 0) {
-      await client.query('COMMIT');
+      await pgCommit(client);
       held.release();
       return EMPTY;
     }
@@ -67,7 +67,7 @@ class PgLockedBatch implements LockedBatch {
     const held = this.take();
     try {
       const recorded = await this.write(pgExecutor(held.client), sent, failures, now);
-      await held.client.query('COMMIT');
+      await pgCommit(held.client);
       held.release();
       return recorded;
     } catch (err) {

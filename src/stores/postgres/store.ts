@@ -25,6 +25,7 @@ import * as adminSql from './admin-sql.js';
 import { PostgresConsumerOps } from './consumer-ops.js';
 import {
   HeldClient,
+  pgCommit,
   pgTransaction,
   statementName,
   type PgPoolLike,
@@ -49,6 +50,13 @@ const optionsSchema = z.object({
    * claims holds up to `maxLockedBatches` (4) + 1 while it publishes; LISTEN holds one more.
    */
   poolSize: z.number().int().min(2).max(100).default(10),
+  /**
+   * Pipeline mode for the pool Surety creates: statements issued at once on one connection (consumer
+   * handlers with `handlerConcurrency` > 1) go out without waiting for each other's answers. Surety's
+   * own statements are sequential and behave the same either way. Give your own pool
+   * `pipeline: true` for the same effect. pg refuses cursors and the `rows` option in this mode.
+   */
+  pipeline: z.boolean().default(true),
   schema: z.string().default(''),
   tablePrefix: z.string().default('surety_'),
   /** LISTEN/NOTIFY channel; defaults to one derived from schema and prefix. */
@@ -85,7 +93,8 @@ export async function createPostgresOutboxStore(options: PostgresStoreOptions): 
       connectionString: o.connectionString,
       max: o.poolSize,
       keepAlive: true,
-    }) as unknown as PgPoolLike;
+      pipeline: o.pipeline,
+    } as import('pg').PoolConfig) as unknown as PgPoolLike;
     // An idle client's error (server restart) must not crash the process; the next query reconnects.
     (pool as unknown as { on(ev: string, fn: (e: Error) => void): void }).on('error', () => undefined);
     ownsPool = true;
@@ -326,7 +335,7 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
       await client.query(`BEGIN; ${sql.CLAIM_PLAN_SETTINGS}`);
       try {
         const res = await client.query(text, values);
-        await client.query('COMMIT');
+        await pgCommit(client);
         return { rows: res.rows as Record<string, unknown>[], rowCount: res.rowCount ?? 0 };
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
