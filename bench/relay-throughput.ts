@@ -5,9 +5,11 @@
  *   - a naive relay (claim 500, publish, wait for all confirms, mark sent, repeat);
  * plus commit-to-confirm latency through the fast path (NOTIFY) at a steady 200 msg/s, and the extra
  * cost of an outbox insert in a one-row business transaction (next to the cost of an empty statement,
- * the floor for any extra round trip). The Surety relay runs with PostgreSQL's locked claims and,
- * for comparison, with the lease claims MySQL and SQLite use.
- * Env: BENCH_MESSAGES (default 50000), BENCH_LATENCY_SECONDS (default 10).
+ * the floor for any extra round trip), with the NOTIFY in the transaction (your own transaction) and
+ * after it (outbox.transaction); and how many such transactions 16 concurrent producers commit per
+ * second either way. The Surety relay runs with PostgreSQL's locked claims and, for comparison, with
+ * the lease claims MySQL and SQLite use.
+ * Env: BENCH_MESSAGES (default 50000), BENCH_LATENCY_SECONDS (default 10), BENCH_PRODUCERS (default 16).
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -18,11 +20,13 @@ import { silentLogger } from '../src/core/logger.js';
 import { encodeEnvelope } from '../src/core/wire.js';
 import { Outbox } from '../src/producer/outbox.js';
 import { OutboxRelay } from '../src/producer/outbox-relay.js';
+import type { SqlExecutor } from '../src/ports/sql-executor.js';
 import type { RelayOptions } from '../src/producer/relay-options.js';
 import { wireFromRow } from '../src/producer/outbox-rows.js';
 import { createPostgresOutboxStore, type PostgresOutboxStore } from '../src/stores/postgres/index.js';
 import { createRabbitMqTransport } from '../src/transports/rabbitmq/index.js';
 
+const PRODUCERS = Number(process.env.BENCH_PRODUCERS ?? 16);
 const PG_URL = process.env.SURETY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const AMQP_URL = process.env.SURETY_TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const N = Number(process.env.BENCH_MESSAGES ?? 50_000);
@@ -43,7 +47,7 @@ async function main(): Promise<void> {
   await admin.assertExchange(EXCHANGE, 'topic', { durable: true });
   await admin.assertQueue(QUEUE, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   await admin.bindQueue(QUEUE, EXCHANGE, '#');
-  const pool = new pg.Pool({ connectionString: PG_URL, max: 8 });
+  const pool = new pg.Pool({ connectionString: PG_URL, max: PRODUCERS + 4 });
   const store = await createPostgresOutboxStore({ pool, schema: tag });
   await store.migrate();
   const outbox = new Outbox({ store });
@@ -82,15 +86,24 @@ async function main(): Promise<void> {
       `  p50 ${lat.p50.toFixed(2)} ms   p99 ${lat.p99.toFixed(2)} ms   max ${lat.max.toFixed(2)} ms   (target p99 < 10 ms)\n`,
     );
 
-    const cost = await insertOverhead(pool, store, outbox);
+    const cost = await insertOverhead(store, outbox);
+    const extra = (ms: number) => `+${((ms / cost.plain - 1) * 100).toFixed(1)} %`;
     console.log('outbox insert cost in a one-row business transaction (mean of interleaved runs)');
-    console.log(`  business transaction alone    ${cost.plain.toFixed(3)} ms`);
-    console.log(`  with outbox.add               ${cost.withOutbox.toFixed(3)} ms`);
+    console.log(`  business transaction alone              ${cost.plain.toFixed(3)} ms`);
     console.log(
-      `  with an empty SELECT 1        ${cost.withRoundTrip.toFixed(3)} ms   (+${((cost.withRoundTrip / cost.plain - 1) * 100).toFixed(1)} %: the floor of any extra statement)`,
+      `  with outbox.add, NOTIFY in it           ${cost.withOutbox.toFixed(3)} ms   ${extra(cost.withOutbox)}   (your own transaction)`,
     );
     console.log(
-      `  extra                         ${((cost.withOutbox / cost.plain - 1) * 100).toFixed(1)} %   (target < 15 %)`,
+      `  with outbox.add, NOTIFY after commit    ${cost.withOutboxTx.toFixed(3)} ms   ${extra(cost.withOutboxTx)}   (outbox.transaction; target < 15 %)`,
+    );
+    console.log(
+      `  with an empty SELECT 1                  ${cost.withRoundTrip.toFixed(3)} ms   ${extra(cost.withRoundTrip)}   (the floor of any extra statement)`,
+    );
+    const concurrent = await concurrentProducers(store, outbox);
+    console.log(`${PRODUCERS} producers at once, one-row business transaction + outbox.add each (transactions/s)`);
+    console.log(`  NOTIFY in the transaction               ${concurrent.inTransaction}`);
+    console.log(
+      `  NOTIFY after commit (outbox.transaction) ${concurrent.afterCommit}   (${(concurrent.afterCommit / concurrent.inTransaction).toFixed(2)} x)\n`,
     );
   } finally {
     await admin.deleteQueue(QUEUE).catch(() => undefined);
@@ -252,37 +265,78 @@ async function fastPathLatency(store: PostgresOutboxStore, outbox: Outbox) {
 }
 
 /** A one-row business transaction with and without outbox.add, interleaved to share conditions. */
-async function insertOverhead(pool: pg.Pool, store: PostgresOutboxStore, outbox: Outbox) {
+async function insertOverhead(store: PostgresOutboxStore, outbox: Outbox) {
   await clear(store);
-  await pool.query(
+  await store.pool.query(
     `CREATE TABLE "${tag}".orders (id BIGSERIAL PRIMARY KEY, customer TEXT NOT NULL, total_cents INT NOT NULL)`,
   );
   const rounds = 3_000;
-  let plain = 0;
-  let withOutbox = 0;
-  let withRoundTrip = 0;
-  const business = (tx: { query: (s: string, v: unknown[]) => Promise<unknown> }) =>
-    tx.query(`INSERT INTO "${tag}".orders (customer, total_cents) VALUES ($1, $2)`, ['ada', 1234]);
+  const total = { plain: 0, withOutbox: 0, withOutboxTx: 0, withRoundTrip: 0 };
+  const event = { type: 'order.created', payload: { customer: 'ada', totalCents: 1234 } };
+  const timed = async (name: keyof typeof total, run: () => Promise<unknown>) => {
+    const t = performance.now();
+    await run();
+    total[name] += performance.now() - t;
+  };
   for (let i = 0; i < rounds; i++) {
-    let t = performance.now();
-    await store.transaction(async (tx) => {
-      await business(tx);
-    });
-    plain += performance.now() - t;
-    t = performance.now();
-    await store.transaction(async (tx) => {
-      await business(tx);
-      await outbox.add(tx, { type: 'order.created', payload: { customer: 'ada', totalCents: 1234 } });
-    });
-    withOutbox += performance.now() - t;
-    t = performance.now();
-    await store.transaction(async (tx) => {
-      await business(tx);
-      await tx.query('SELECT 1');
-    });
-    withRoundTrip += performance.now() - t;
+    await timed('plain', () => store.transaction((tx) => business(tx)));
+    await timed('withOutbox', () =>
+      store.transaction(async (tx) => {
+        await business(tx);
+        await outbox.add(tx, event);
+      }),
+    );
+    await timed('withOutboxTx', () =>
+      outbox.transaction(async (tx) => {
+        await business(tx);
+        await outbox.add(tx, event);
+      }),
+    );
+    await timed('withRoundTrip', () =>
+      store.transaction(async (tx) => {
+        await business(tx);
+        await tx.query('SELECT 1');
+      }),
+    );
   }
-  return { plain: plain / rounds, withOutbox: withOutbox / rounds, withRoundTrip: withRoundTrip / rounds };
+  return {
+    plain: total.plain / rounds,
+    withOutbox: total.withOutbox / rounds,
+    withOutboxTx: total.withOutboxTx / rounds,
+    withRoundTrip: total.withRoundTrip / rounds,
+  };
+}
+
+const business = (tx: SqlExecutor) =>
+  tx.query(`INSERT INTO "${tag}".orders (customer, total_cents) VALUES ($1, $2)`, ['ada', 1234]);
+
+/** PRODUCERS loops committing business row + outbox row, for 5 s each way. */
+async function concurrentProducers(store: PostgresOutboxStore, outbox: Outbox) {
+  const event = { type: 'order.created', payload: { customer: 'ada', totalCents: 1234 } };
+  const measure = async (commit: () => Promise<unknown>) => {
+    let n = 0;
+    const end = performance.now() + 5_000;
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: PRODUCERS }, async () => {
+        for (; performance.now() < end; n++) await commit();
+      }),
+    );
+    return Math.round((n / (performance.now() - start)) * 1000);
+  };
+  const inTransaction = await measure(() =>
+    store.transaction(async (tx) => {
+      await business(tx);
+      await outbox.add(tx, event);
+    }),
+  );
+  const afterCommit = await measure(() =>
+    outbox.transaction(async (tx) => {
+      await business(tx);
+      await outbox.add(tx, event);
+    }),
+  );
+  return { inTransaction, afterCommit };
 }
 
 await main();

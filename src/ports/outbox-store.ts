@@ -77,9 +77,18 @@ export interface OutboxStats {
 
 /** Writing side: runs inside the caller's transaction. */
 export interface OutboxWriter {
-  insert(tx: SqlExecutor, row: NewOutboxRow, options: { ordered: boolean }): Promise<InsertResult>;
+  /**
+   * `notify` (default true): the insert itself signals relays elsewhere at commit (PostgreSQL: NOTIFY
+   * in the statement). False leaves that to {@link notifyCommitted} after the commit.
+   */
+  insert(tx: SqlExecutor, row: NewOutboxRow, options: { ordered: boolean; notify?: boolean }): Promise<InsertResult>;
   /** In-transaction signal that fires on commit (PostgreSQL NOTIFY); no-op where the database has none. */
   notifyOnCommit(tx: SqlExecutor): Promise<void>;
+  /**
+   * Optional: signals relays elsewhere that rows were committed, outside any transaction, best effort.
+   * Calls while a signal is in flight fold into one more after it (PostgreSQL: one NOTIFY at a time).
+   */
+  notifyCommitted?(): void;
 }
 
 /**

@@ -3,14 +3,19 @@ import type { TableNames } from '../shared/naming.js';
 
 /** PostgreSQL statements of the outbox, one named function each. */
 
-// Inserts and, in the same statement, queues a NOTIFY that PostgreSQL delivers only on commit.
-export const insertOutbox = (t: TableNames) => `WITH ins AS (
-  INSERT INTO ${t.outbox} (message_id, type, msg_key, topic, ordering_key, key_seq, version, headers, payload,
-    traceparent, tracestate, created_at, next_attempt_at)
+const insertRow = (t: TableNames) => `INSERT INTO ${t.outbox} (message_id, type, msg_key, topic, ordering_key, key_seq,
+    version, headers, payload, traceparent, tracestate, created_at, next_attempt_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
   ON CONFLICT (type, msg_key) DO NOTHING
-  RETURNING message_id)
+  RETURNING message_id`;
+
+// Inserts and, in the same statement, queues a NOTIFY that PostgreSQL delivers only on commit. The
+// commit then holds PostgreSQL's cluster-wide notify lock through its WAL flush.
+export const insertOutbox = (t: TableNames) => `WITH ins AS (${insertRow(t)})
 SELECT message_id, pg_notify($13, '') FROM ins`;
+
+// Inserts only: the NOTIFY follows the commit (notifyCommitted).
+export const insertOutboxQuietly = insertRow;
 
 export const selectMessageIdByTypeKey = (t: TableNames) =>
   `SELECT message_id FROM ${t.outbox} WHERE type = $1 AND msg_key = $2`;

@@ -22,6 +22,7 @@ import { checkIdentifier, tableNames } from '../shared/naming.js';
 import { clipError, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
 import * as adminSql from './admin-sql.js';
+import { CommitNotifier } from './commit-notifier.js';
 import { PostgresConsumerOps } from './consumer-ops.js';
 import {
   HeldClient,
@@ -119,6 +120,7 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
   readonly outboxTable: string;
   protected readonly consumer: PostgresConsumerOps;
   protected readonly admin: AdminContext;
+  private readonly notifier: CommitNotifier;
 
   constructor(
     readonly pool: PgPoolLike,
@@ -130,6 +132,7 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
     super();
     this.tables = tableNames(prefix, (n) => (schema ? `"${schema}"."${n}"` : `"${n}"`));
     this.outboxTable = this.tables.outbox;
+    this.notifier = new CommitNotifier(pool, notifyChannel);
     this.consumer = new PostgresConsumerOps(
       {
         run: (text, values) => this.run(text, values),
@@ -169,32 +172,34 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
     return pgTransaction(this.pool, work);
   }
 
-  async insert(tx: SqlExecutor, row: NewOutboxRow, options: { ordered: boolean }): Promise<InsertResult> {
+  async insert(
+    tx: SqlExecutor,
+    row: NewOutboxRow,
+    options: { ordered: boolean; notify?: boolean },
+  ): Promise<InsertResult> {
     let keySeq = 0;
     if (options.ordered) {
       const { rows } = await tx.query<{ last_seq: string }>(sql.nextKeySeq(this.tables), [row.orderingKey]);
       keySeq = Number(rows[0]!.last_seq);
     }
-    const insert = sql.insertOutbox(this.tables);
-    const { rows } = await tx.query<{ message_id: string }>(
-      insert,
-      [
-        row.messageId,
-        row.type,
-        row.key,
-        row.topic,
-        row.orderingKey,
-        keySeq,
-        row.version,
-        JSON.stringify(row.headers),
-        row.payload,
-        row.traceparent,
-        row.tracestate,
-        row.createdAt,
-        this.notifyChannel,
-      ],
-      { name: statementName(insert) },
-    );
+    const notify = options.notify ?? true;
+    const insert = notify ? sql.insertOutbox(this.tables) : sql.insertOutboxQuietly(this.tables);
+    const values = [
+      row.messageId,
+      row.type,
+      row.key,
+      row.topic,
+      row.orderingKey,
+      keySeq,
+      row.version,
+      JSON.stringify(row.headers),
+      row.payload,
+      row.traceparent,
+      row.tracestate,
+      row.createdAt,
+    ];
+    if (notify) values.push(this.notifyChannel);
+    const { rows } = await tx.query<{ message_id: string }>(insert, values, { name: statementName(insert) });
     if (rows.length === 1) return { inserted: true, messageId: row.messageId };
     const existing = await tx.query<{ message_id: string }>(sql.selectMessageIdByTypeKey(this.tables), [
       row.type,
@@ -205,6 +210,10 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
 
   async notifyOnCommit(tx: SqlExecutor): Promise<void> {
     await tx.query('SELECT pg_notify($1, $2)', [this.notifyChannel, '']);
+  }
+
+  notifyCommitted(): void {
+    this.notifier.signal();
   }
 
   async claim(req: ClaimRequest): Promise<OutboxRow[]> {
@@ -292,6 +301,7 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
   }
 
   async close(): Promise<void> {
+    await this.notifier.idle();
     if (this.ownsPool) await this.pool.end();
   }
 
