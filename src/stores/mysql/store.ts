@@ -20,7 +20,7 @@ import type { AdminContext } from '../shared/admin-context.js';
 import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
 import { recordOutboxFailure } from '../shared/outbox-failure.js';
-import { toOutboxRow } from '../shared/outbox-row.js';
+import { insertValues, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
 import * as adminSql from './admin-sql.js';
 import { MysqlConsumerOps } from './consumer-ops.js';
@@ -191,21 +191,7 @@ export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, Co
       });
     }
     try {
-      await tx.query(sql.insertOutbox(this.tables), [
-        row.messageId,
-        row.type,
-        row.key,
-        row.topic,
-        row.orderingKey,
-        keySeq,
-        row.version,
-        JSON.stringify(row.headers),
-        row.payload,
-        row.traceparent,
-        row.tracestate,
-        row.createdAt,
-        row.createdAt,
-      ]);
+      await tx.query(sql.insertOutbox(this.tables), [...insertValues(row, keySeq), row.createdAt]);
       return { inserted: true, messageId: row.messageId };
     } catch (err) {
       // InnoDB rolls back just the failed statement: the caller's transaction goes on.

@@ -19,7 +19,7 @@ import { applyMigrations } from '../shared/apply-migrations.js';
 import type { AdminContext } from '../shared/admin-context.js';
 import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
-import { clipError, toOutboxRow } from '../shared/outbox-row.js';
+import { clipError, insertValues, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
 import * as adminSql from './admin-sql.js';
 import { CommitNotifier } from './commit-notifier.js';
@@ -184,20 +184,7 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
     }
     const notify = options.notify ?? true;
     const insert = notify ? sql.insertOutbox(this.tables) : sql.insertOutboxQuietly(this.tables);
-    const values = [
-      row.messageId,
-      row.type,
-      row.key,
-      row.topic,
-      row.orderingKey,
-      keySeq,
-      row.version,
-      JSON.stringify(row.headers),
-      row.payload,
-      row.traceparent,
-      row.tracestate,
-      row.createdAt,
-    ];
+    const values = insertValues(row, keySeq);
     if (notify) values.push(this.notifyChannel);
     const { rows } = await tx.query<{ message_id: string }>(insert, values, { name: statementName(insert) });
     if (rows.length === 1) return { inserted: true, messageId: row.messageId };

@@ -1,4 +1,4 @@
-import type { OutboxRow, OutboxStatus } from '../../ports/outbox-store.js';
+import type { NewOutboxRow, OutboxRow, OutboxStatus } from '../../ports/outbox-store.js';
 
 /** Column list in the order every dialect's SELECT uses. */
 export const OUTBOX_COLUMNS =
@@ -39,4 +39,22 @@ export function toOutboxRow(r: Record<string, unknown>): OutboxRow {
 /** Error text stored in last_error is bounded so a huge stack never bloats a row. */
 export function clipError(text: string): string {
   return text.length > 2000 ? `${text.slice(0, 1997)}...` : text;
+}
+
+/** The insert's values in column order, message_id through created_at (every store's insertOutbox). */
+export function insertValues(row: NewOutboxRow, keySeq: number): unknown[] {
+  return [
+    row.messageId,
+    row.type,
+    row.key,
+    row.topic,
+    row.orderingKey,
+    keySeq,
+    row.version,
+    JSON.stringify(row.headers),
+    row.payload,
+    row.traceparent,
+    row.tracestate,
+    row.createdAt,
+  ];
 }

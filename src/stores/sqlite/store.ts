@@ -19,7 +19,7 @@ import type { AdminContext } from '../shared/admin-context.js';
 import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
 import { recordOutboxFailure } from '../shared/outbox-failure.js';
-import { toOutboxRow } from '../shared/outbox-row.js';
+import { insertValues, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
 import * as adminSql from './admin-sql.js';
 import { SqliteConsumerOps } from './consumer-ops.js';
@@ -136,21 +136,7 @@ export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, C
       const { rows } = await tx.query<{ last_seq: number }>(sql.nextKeySeq(this.tables), [row.orderingKey]);
       keySeq = Number(rows[0]!.last_seq);
     }
-    const { rowCount } = await tx.query(sql.insertOutbox(this.tables), [
-      row.messageId,
-      row.type,
-      row.key,
-      row.topic,
-      row.orderingKey,
-      keySeq,
-      row.version,
-      JSON.stringify(row.headers),
-      row.payload,
-      row.traceparent,
-      row.tracestate,
-      row.createdAt,
-      row.createdAt,
-    ]);
+    const { rowCount } = await tx.query(sql.insertOutbox(this.tables), [...insertValues(row, keySeq), row.createdAt]);
     if (rowCount === 1) return { inserted: true, messageId: row.messageId };
     const existing = await tx.query<{ message_id: string }>(sql.selectMessageIdByTypeKey(this.tables), [
       row.type,
