@@ -8,6 +8,12 @@ export interface PgQueryable {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null; command?: string }>;
 }
 
+/** The socket under a pg client, which Node can hold writes on (cork) and send together (uncork). */
+interface Corkable {
+  cork?(): void;
+  uncork?(): void;
+}
+
 /** pg's query-config form, which prepares a named statement once per connection. */
 export interface PgPreparing {
   query(config: {
@@ -62,7 +68,25 @@ export function pgExecutor(client: PgQueryable): SqlExecutor {
       : await client.query(sql, values as unknown[] | undefined);
     return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
   };
-  if ((client as { pipeline?: unknown }).pipeline === true) return { query: run };
+  if ((client as { pipeline?: unknown }).pipeline === true) {
+    // pg writes each query with its own syscall; statements issued in one turn go out in one write.
+    const stream = (client as { connection?: { stream?: Corkable } }).connection?.stream;
+    if (!stream?.cork || !stream.uncork) return { query: run };
+    let corked = false;
+    return {
+      query: (sql, values, hints) => {
+        if (!corked) {
+          corked = true;
+          stream.cork!();
+          process.nextTick(() => {
+            corked = false;
+            stream.uncork!();
+          });
+        }
+        return run(sql, values, hints);
+      },
+    };
+  }
   const queue = new AsyncMutex();
   return { query: (sql, values, hints) => queue.run(() => run(sql, values, hints)) };
 }
