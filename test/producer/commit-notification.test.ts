@@ -76,7 +76,7 @@ describe('PostgreSQL commit notifications', () => {
         outbox.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: {} })),
       ),
     );
-    await f.store.close(); // waits for a NOTIFY still in flight (the fixture's pool stays open)
+    await f.store.notificationsSent(); // the last NOTIFY may still be in flight
     await listener.mark('after');
     await listener.until('after');
     const notifications = listener.heard.filter((p) => p === '').length;

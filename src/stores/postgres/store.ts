@@ -203,6 +203,11 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
     this.notifier.signal();
   }
 
+  /** Resolves once the after-commit NOTIFYs asked for so far have been sent. */
+  notificationsSent(): Promise<void> {
+    return this.notifier.idle();
+  }
+
   async claim(req: ClaimRequest): Promise<OutboxRow[]> {
     const { rows } = await this.runForcedPlan(sql.claimOutbox(this.tables, req.ordered), [
       req.now,
