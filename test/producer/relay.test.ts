@@ -7,6 +7,7 @@ import type { RelayOptions } from '../../src/producer/relay-options.js';
 import { RetentionJob } from '../../src/producer/retention.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
+import { makePostgresFixture } from '../stores/fixtures.js';
 import { testEnv } from '../support/env.js';
 import { RabbitProbe } from '../support/rabbit.js';
 import { storeFixtures } from '../support/stores.js';
@@ -14,7 +15,8 @@ import { ManualClock, waitFor } from '../support/wait.js';
 
 type Rabbit = Awaited<ReturnType<typeof createRabbitMqTransport>>;
 
-// Every store in the relay's default mode (PostgreSQL: locked claims), and PostgreSQL with lease claims too.
+// Every store in the relay's default mode (PostgreSQL: locked claims, pipelined pool), and PostgreSQL with lease
+// claims and on a plain pool too.
 const variants: [name: string, tag: string, make: (typeof storeFixtures)['postgres'], mode: Partial<RelayOptions>][] = [
   ...Object.entries(storeFixtures).map(([dialect, make]): [string, string, typeof make, Partial<RelayOptions>] => [
     dialect,
@@ -23,6 +25,7 @@ const variants: [name: string, tag: string, make: (typeof storeFixtures)['postgr
     {},
   ]),
   ['postgres, lease claims', 'pglease', storeFixtures.postgres, { lockedClaims: false }],
+  ['postgres, plain pool', 'pgplain', (label) => makePostgresFixture(label, { pipeline: false }), {}],
 ];
 
 for (const [name, dialect, makeFixture, mode] of variants) {
@@ -73,7 +76,7 @@ for (const [name, dialect, makeFixture, mode] of variants) {
     };
 
     it('claims in the mode meant for this store', () => {
-      expect(relay().locked).toBe(name === 'postgres'); // PostgreSQL's default; lease claims elsewhere
+      expect(relay().locked).toBe(name === 'postgres' || name === 'postgres, plain pool'); // PostgreSQL's default
     });
 
     it('publishes committed messages, marks them sent on confirm, never publishes a rolled-back one', async () => {

@@ -5,12 +5,14 @@ import { claimOutbox, CLAIM_PLAN_SETTINGS, lockDueOutbox } from '../../src/store
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { testEnv, uniqueName } from '../support/env.js';
 
-/** PostgreSQL store in its own schema, dropped at teardown. */
+/** PostgreSQL store in its own schema, dropped at teardown; `pipeline: false` for a plain pg pool. */
 export async function makePostgresFixture(
   label = 'pg',
+  { pipeline = true }: { pipeline?: boolean } = {},
 ): Promise<StoreFixture & { pool: pg.Pool; schema: string; store: PostgresOutboxStore }> {
   const schema = uniqueName(label);
-  const pool = new pg.Pool({ connectionString: testEnv.postgresUrl, max: 32 });
+  // Pipelined by default, as the pool the store creates itself is.
+  const pool = new pg.Pool({ connectionString: testEnv.postgresUrl, max: 32, pipeline } as pg.PoolConfig);
   pool.on('error', () => undefined); // idle clients cut by a server restart must not crash the run
   const store = await createPostgresOutboxStore({ pool, schema });
   await store.migrate();

@@ -26,8 +26,17 @@ export async function claimLocked(
   }
   const { client } = held;
   try {
-    await client.query(`BEGIN; ${sql.lockedClaimSettings(req.leaseMs)}`);
-    const { rows } = await client.query(sql.lockDueOutbox(tables, req.ordered), [req.now, req.limit]);
+    const begin = `BEGIN; ${sql.lockedClaimSettings(req.leaseMs)}`;
+    const lock = sql.lockDueOutbox(tables, req.ordered);
+    let rows: unknown[];
+    if ((client as { pipeline?: unknown }).pipeline === true) {
+      // One round trip: the SELECT follows BEGIN unanswered. If BEGIN failed, the batch fails too, so
+      // rows locked by a SELECT that ran outside a transaction are never published as claimed.
+      [, { rows }] = await Promise.all([client.query(begin), client.query(lock, [req.now, req.limit])]);
+    } else {
+      await client.query(begin);
+      ({ rows } = await client.query(lock, [req.now, req.limit]));
+    }
     if (rows.length === 0) {
       await pgCommit(client);
       held.release();
