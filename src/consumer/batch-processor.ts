@@ -51,8 +51,9 @@ export class BatchProcessor {
 
   /**
    * Records the whole batch in the inbox with one statement and runs the handlers without
-   * savepoints. If a handler throws, everything is rolled back and `undefined` tells the caller to
-   * run the batch again message by message under savepoints.
+   * savepoints. If a handler or a statement fails, everything is rolled back and the result tells
+   * the caller to run the batch again message by message under savepoints (with the one failure
+   * already known, if there is exactly one).
    */
   private async processOptimistically(
     items: readonly WorkItem[],
@@ -82,7 +83,7 @@ export class BatchProcessor {
       });
     } catch (err) {
       if (err instanceof HandlerFailed) return { index: err.index, error: err.cause };
-      // A handler caught a failed statement's error: PostgreSQL rolled the batch back at COMMIT.
+      // COMMIT found the transaction aborted by a failed statement no handler reported: run all again alone.
       if (err instanceof TransactionAbortedError) return { index: undefined, error: err };
       throw err;
     }
