@@ -1,4 +1,4 @@
-import { SuretyError } from '../core/errors.js';
+import { someCause, SuretyError } from '../core/errors.js';
 import type { QueryHints, SqlExecutor, SqlResult } from '../ports/sql-executor.js';
 
 /**
@@ -11,19 +11,17 @@ export class StatementGate {
   /** The first statement error seen, if any (a handler may have caught it). */
   firstError: unknown;
   failed = false;
-  private closed = false;
   readonly executor: SqlExecutor;
 
   constructor(tx: SqlExecutor) {
     this.executor = {
       query: <R>(sql: string, values?: readonly unknown[], hints?: QueryHints): Promise<SqlResult<R>> => {
-        if (this.closed) return Promise.reject(new SuretyError('SURETY_STORE_FAILED', 'the batch is being retried'));
+        if (this.failed) return Promise.reject(new SuretyError('SURETY_STORE_FAILED', 'the batch is being retried'));
         return tx.query<R>(sql, values, hints).catch((err: unknown) => {
           if (!this.failed) {
             this.failed = true;
             this.firstError = err;
           }
-          this.closed = true;
           throw err;
         });
       },
@@ -33,9 +31,5 @@ export class StatementGate {
 
 /** Whether `err` is `target` or has it somewhere in its `cause` chain. */
 export function causedBy(err: unknown, target: unknown): boolean {
-  for (let e = err, depth = 0; e !== undefined && e !== null && depth < 10; depth++) {
-    if (e === target) return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
+  return someCause(err, (e) => e === target);
 }

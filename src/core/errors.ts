@@ -101,6 +101,15 @@ export class DriverMissingError extends SuretyError {
   }
 }
 
+/** Whether `test` holds for `err` or an error in its `cause` chain (at most `maxDepth` links). */
+export function someCause(err: unknown, test: (e: unknown) => boolean, maxDepth = 10): boolean {
+  for (let e = err, depth = 0; e !== undefined && e !== null && depth < maxDepth; depth++) {
+    if (test(e)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** Short, log-safe description of any thrown value. */
 export function describeError(err: unknown): string {
   if (err instanceof SuretyError) return `${err.code}: ${err.message}`;

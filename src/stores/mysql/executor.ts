@@ -1,3 +1,4 @@
+import { someCause } from '../../core/errors.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 
 /** The part of a mysql2/promise `Connection`, `PoolConnection` or `Pool` Surety needs (declared here, not imported). */
@@ -54,11 +55,14 @@ export function mysqlExecutor(conn: MysqlQueryable): SqlExecutor {
 
 /** errno 1062 (ER_DUP_ENTRY), also when an ORM adapter wrapped the driver error as its cause. */
 export function isDuplicateKey(err: unknown): boolean {
-  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const { errno, code } = e as { errno?: unknown; code?: unknown };
-    if (errno === 1062 || code === 'ER_DUP_ENTRY') return true;
-  }
-  return false;
+  return someCause(
+    err,
+    (e) => {
+      const { errno, code } = e as { errno?: unknown; code?: unknown };
+      return errno === 1062 || code === 'ER_DUP_ENTRY';
+    },
+    5,
+  );
 }
 
 /** errno 1061 (ER_DUP_KEYNAME): the index a migration adds is already there. */

@@ -47,6 +47,11 @@ export interface PgPoolLike extends PgQueryable {
   end(): Promise<void>;
 }
 
+/** Whether `client` was created with pg's `pipeline: true`: queries issued at once go out unanswered. */
+export function isPipelined(client: PgQueryable): boolean {
+  return (client as { pipeline?: unknown }).pipeline === true;
+}
+
 /**
  * Wraps a pg client that has an open transaction. Statements issued at once (handlers running
  * concurrently in one transaction) are pipelined on a client created with `pipeline: true`, and
@@ -68,7 +73,7 @@ export function pgExecutor(client: PgQueryable): SqlExecutor {
       : await client.query(sql, values as unknown[] | undefined);
     return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
   };
-  if ((client as { pipeline?: unknown }).pipeline === true) {
+  if (isPipelined(client)) {
     // pg writes each query with its own syscall; statements issued in one turn go out in one write.
     const stream = (client as { connection?: { stream?: Corkable } }).connection?.stream;
     if (!stream?.cork || !stream.uncork) return { query: run };

@@ -1,8 +1,8 @@
 import type { ClaimRequest, FailureUpdate, LockedBatch, OutboxRow } from '../../ports/outbox-store.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
 import type { TableNames } from '../shared/naming.js';
-import { clipError, toOutboxRow } from '../shared/outbox-row.js';
-import { HeldClient, pgCommit, pgExecutor, pgTransaction, type PgPoolLike } from './executor.js';
+import { toOutboxRow } from '../shared/outbox-row.js';
+import { HeldClient, isPipelined, pgCommit, pgExecutor, pgTransaction, type PgPoolLike } from './executor.js';
 import * as sql from './outbox-sql.js';
 
 /**
@@ -29,7 +29,7 @@ export async function claimLocked(
     const begin = `BEGIN; ${sql.lockedClaimSettings(req.leaseMs)}`;
     const lock = sql.lockDueOutbox(tables, req.ordered);
     let rows: unknown[];
-    if ((client as { pipeline?: unknown }).pipeline === true) {
+    if (isPipelined(client)) {
       // One round trip: the SELECT follows BEGIN unanswered. If BEGIN failed, the batch fails too, so
       // rows locked by a SELECT that ran outside a transaction are never published as claimed.
       [, { rows }] = await Promise.all([client.query(begin), client.query(lock, [req.now, req.limit])]);
@@ -110,15 +110,7 @@ class PgLockedBatch implements LockedBatch {
     if (sent.length > 0) await tx.query(sql.markSent(this.tables), [sent, now]);
     const recorded: number[] = [];
     for (const f of failures) {
-      const res = await tx.query(sql.recordFailure(this.tables, false), [
-        f.seq,
-        f.owner,
-        f.attempts,
-        f.nextAttemptAt,
-        f.dead ? 'dead' : 'pending',
-        clipError(f.error),
-        f.now ?? now,
-      ]);
+      const res = await tx.query(sql.recordFailure(this.tables, false), sql.recordFailureValues(f, now));
       if (res.rowCount === 1) recorded.push(f.seq);
     }
     return recorded;

@@ -1,4 +1,5 @@
-import { OUTBOX_COLUMNS } from '../shared/outbox-row.js';
+import type { FailureUpdate } from '../../ports/outbox-store.js';
+import { clipError, OUTBOX_COLUMNS } from '../shared/outbox-row.js';
 import type { TableNames } from '../shared/naming.js';
 
 /** PostgreSQL statements of the outbox, one named function each. */
@@ -84,6 +85,17 @@ export const recordFailure = (t: TableNames, owned = true) => `WITH o AS (
 INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor)
 SELECT message_id, attempts, $7::bigint, CASE WHEN status = 'dead' THEN 'dead' ELSE 'failed' END, last_error, $2::text
 FROM o`;
+
+/** recordFailure's values for `u`; `now` when the update carries no time of its own. */
+export const recordFailureValues = (u: FailureUpdate, now: number) => [
+  u.seq,
+  u.owner,
+  u.attempts,
+  u.nextAttemptAt,
+  u.dead ? 'dead' : 'pending',
+  clipError(u.error),
+  u.now ?? now,
+];
 
 /** $1 owner, $2 seqs, $3 now: due again at once. */
 export const releaseClaims = (t: TableNames) => `UPDATE ${t.outbox}

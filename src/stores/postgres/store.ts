@@ -19,7 +19,7 @@ import { applyMigrations } from '../shared/apply-migrations.js';
 import type { AdminContext } from '../shared/admin-context.js';
 import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
-import { clipError, insertValues, toOutboxRow } from '../shared/outbox-row.js';
+import { insertValues, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
 import * as adminSql from './admin-sql.js';
 import { CommitNotifier } from './commit-notifier.js';
@@ -229,15 +229,7 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
   }
 
   async recordFailure(u: FailureUpdate): Promise<boolean> {
-    const res = await this.run(sql.recordFailure(this.tables), [
-      u.seq,
-      u.owner,
-      u.attempts,
-      u.nextAttemptAt,
-      u.dead ? 'dead' : 'pending',
-      clipError(u.error),
-      u.now ?? Date.now(),
-    ]);
+    const res = await this.run(sql.recordFailure(this.tables), sql.recordFailureValues(u, Date.now()));
     return res.rowCount === 1;
   }
 
