@@ -51,6 +51,11 @@ async function main(): Promise<void> {
   const store = await createPostgresOutboxStore({ pool, schema: tag });
   await store.migrate();
   const outbox = new Outbox({ store });
+  // The relays run as deployed: on the store's own pool (pipelined), not on the producers' pool.
+  const relayStore =
+    process.env.BENCH_RELAY_POOL === 'plain'
+      ? store
+      : await createPostgresOutboxStore({ connectionString: PG_URL, schema: tag });
 
   try {
     console.log(
@@ -62,9 +67,9 @@ async function main(): Promise<void> {
     await admin.purgeQueue(QUEUE);
     const naive = await naiveRelay(store, outbox, N);
     await admin.purgeQueue(QUEUE);
-    const relay = await suretyRelay(store, outbox, N);
+    const relay = await suretyRelay(store, relayStore, outbox, N);
     await admin.purgeQueue(QUEUE);
-    const leaseRelay = await suretyRelay(store, outbox, N, { lockedClaims: false });
+    const leaseRelay = await suretyRelay(store, relayStore, outbox, N, { lockedClaims: false });
     await admin.purgeQueue(QUEUE);
     console.log('throughput (msg/s)');
     console.log(`  raw amqplib confirm baseline  ${raw}`);
@@ -115,6 +120,7 @@ async function main(): Promise<void> {
     await admin.deleteExchange(EXCHANGE).catch(() => undefined);
     await conn.close();
     await pool.query(`DROP SCHEMA IF EXISTS "${tag}" CASCADE`);
+    if (relayStore !== store) await relayStore.close();
     await store.close();
     await pool.end();
   }
@@ -196,6 +202,7 @@ async function naiveRelay(store: PostgresOutboxStore, outbox: Outbox, n: number)
 
 async function suretyRelay(
   store: PostgresOutboxStore,
+  relayStore: PostgresOutboxStore,
   outbox: Outbox,
   n: number,
   mode: Pick<RelayOptions, 'lockedClaims'> = {},
@@ -207,7 +214,7 @@ async function suretyRelay(
   let done!: () => void;
   const finished = new Promise<void>((r) => (done = r));
   const relay = new OutboxRelay({
-    store,
+    store: relayStore,
     publisher: transport,
     logger: silentLogger,
     retention: false,

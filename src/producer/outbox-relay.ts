@@ -47,6 +47,11 @@ export class OutboxRelay {
   private retention: RetentionJob | undefined;
   /** Locked batches in flight, each holding its transaction until its rows are settled. */
   private readonly batches = new Map<Promise<void>, LockedBatch>();
+  /** Claims running (the loop's and a side claim), and the rows they may still return. */
+  private claiming = 0;
+  private reserved = 0;
+  /** The claim started by a commit heard while the loop's own claim ran, if any. */
+  private sideClaim: Promise<void> | undefined;
   private lastClaimAt: number | null = null;
   private readonly heartbeat: RelayHeartbeat;
   private readonly failures: RelayFailures;
@@ -113,6 +118,7 @@ export class OutboxRelay {
     await this.retention?.stop();
     await this.stopListening?.().catch(() => undefined);
     await this.loopDone;
+    await this.sideClaim;
     const deadline = new Promise<'timeout'>((r) =>
       setTimeout(() => r('timeout'), this.options.shutdownTimeoutMs).unref(),
     );
@@ -161,15 +167,15 @@ export class OutboxRelay {
         await o.publisher.waitUntilReady(o.pollIntervalMs);
         continue;
       }
-      const room = o.maxInFlight - this.inFlight.size;
-      if (room <= 0 || this.batches.size >= o.maxLockedBatches) {
+      const room = this.room();
+      if (room <= 0 || (this.locked && this.batches.size + this.claiming >= o.maxLockedBatches)) {
         await this.slotSignal.wait(o.pollIntervalMs);
         continue;
       }
       const limit = Math.min(o.batchSize, room);
       let claimed: Claimed;
       try {
-        claimed = await this.claim(limit);
+        claimed = await this.claimHearing(limit);
         errorStreak = 0;
       } catch (err) {
         errorStreak++;
@@ -188,8 +194,86 @@ export class OutboxRelay {
     }
   }
 
-  /** One claim, in the mode of this relay: what it took, how to publish it, how to let it go unpublished. */
+  /** Rows a new claim may take: in flight and reserved by running claims count against `maxInFlight`. */
+  private room(): number {
+    return this.options.maxInFlight - this.inFlight.size - this.reserved;
+  }
+
+  /**
+   * The loop's claim. A commit heard while it runs gets a claim of its own at once (one at a time)
+   * instead of waiting behind it: this claim's snapshot may have missed that commit, and a slow claim
+   * was where the fast path's slowest messages waited.
+   */
+  private async claimHearing(limit: number): Promise<Claimed> {
+    const claiming = this.claim(limit);
+    const settled = claiming.then(
+      () => undefined,
+      () => undefined,
+    );
+    while (await this.wakeSignal.race(settled)) {
+      if (this.startSideClaim()) continue;
+      this.wakeSignal.fire(); // no room for it now: the loop claims again once this claim is done
+      break;
+    }
+    return claiming;
+  }
+
+  /** Starts the side claim if there is room, and none runs. With locked claims, the relay then holds at most `maxLockedBatches` + 1 connections. */
+  private startSideClaim(): boolean {
+    const o = this.options;
+    const limit = Math.min(o.batchSize, this.room());
+    if (!this.running || this.sideClaim || limit <= 0) return false;
+    if (this.locked && this.batches.size + this.claiming > o.maxLockedBatches) return false;
+    this.sideClaim = this.claim(limit)
+      .then(async (claimed) => {
+        if (!this.running) return claimed.release();
+        claimed.dispatch();
+        if (claimed.count === limit) this.wake(); // more may be due
+      })
+      .catch((err: unknown) => {
+        this.log.warn({ err: describeError(err) }, 'claim on a commit notification failed; the next claim retries');
+      })
+      .finally(() => {
+        this.sideClaim = undefined;
+        this.slotSignal.fire();
+      });
+    return true;
+  }
+
+  /**
+   * One claim, in the mode of this relay: what it took, how to publish it, how to let it go
+   * unpublished. It counts as running, with `limit` rows reserved, until it is dispatched or let go.
+   */
   private async claim(limit: number): Promise<Claimed> {
+    this.claiming++;
+    this.reserved += limit;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      this.claiming--;
+      this.reserved -= limit;
+    };
+    try {
+      const claimed = await this.claimRows(limit);
+      return {
+        count: claimed.count,
+        dispatch: () => {
+          end();
+          claimed.dispatch();
+        },
+        release: () => {
+          end();
+          return claimed.release();
+        },
+      };
+    } catch (err) {
+      end();
+      throw err;
+    }
+  }
+
+  private async claimRows(limit: number): Promise<Claimed> {
     const o = this.options;
     const now = o.clock.now();
     this.lastClaimAt = now;

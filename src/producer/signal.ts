@@ -29,4 +29,26 @@ export class Signal {
       this.waiter = done;
     });
   }
+
+  /** Resolves true on a fire (consuming it), or false once `until` settles first (nothing consumed). */
+  race(until: Promise<unknown>): Promise<boolean> {
+    if (this.fired) {
+      this.fired = false;
+      return Promise.resolve(true);
+    }
+    return new Promise<boolean>((resolve) => {
+      const done = () => {
+        if (this.waiter === done) this.waiter = undefined;
+        this.fired = false;
+        resolve(true);
+      };
+      const lost = () => {
+        if (this.waiter !== done) return;
+        this.waiter = undefined;
+        resolve(false);
+      };
+      this.waiter = done;
+      until.then(lost, lost);
+    });
+  }
 }

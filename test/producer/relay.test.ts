@@ -285,6 +285,35 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       ).toBe(0);
     });
 
+    it('claims a commit heard while a claim runs at once, not behind that claim', async () => {
+      await probe.bindQueue('#');
+      const first = await addCommitted('order.created');
+      const slow = holdFirstClaim(f.store);
+      const producer = new Outbox({ store: f.store });
+      const confirmed: string[] = [];
+      // No poll: only the commit's wake-up can get the second row claimed.
+      const r = relay({
+        store: slow.store,
+        outbox: producer,
+        pollIntervalMs: 600_000,
+        onConfirmed: (row) => confirmed.push(row.messageId),
+      });
+      await r.start();
+      try {
+        await slow.holding;
+        const second = await producer.transaction((tx) => producer.add(tx, { type: 'order.created', payload: {} }));
+        await waitFor(
+          'the second row confirmed while the first claim is held',
+          () => confirmed.includes(second.messageId),
+          10_000,
+        );
+        expect(confirmed).toEqual([second.messageId]);
+      } finally {
+        slow.release();
+      }
+      await waitFor('the held row confirmed', () => confirmed.includes(first.messageId));
+    });
+
     it('stops gracefully: in-flight publishes settle and nothing stays claimed', async () => {
       const queue = await probe.bindQueue('#');
       for (let i = 0; i < 300; i++) await addCommitted('order.created');
@@ -299,4 +328,37 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       expect(rest + stats.sent).toBe(300);
     });
   });
+}
+
+/**
+ * The store, but its first claim that takes rows answers only on `release()`: a claim slowed on its way
+ * back, as by a loaded database. Every other call goes straight through.
+ */
+function holdFirstClaim(store: StoreFixture['store']) {
+  let reached!: () => void;
+  let release!: () => void;
+  const holding = new Promise<void>((r) => (reached = r));
+  const released = new Promise<void>((r) => (release = r));
+  let held = false;
+  const hold =
+    (claim: (...args: unknown[]) => Promise<OutboxRow[] | { rows: OutboxRow[] }>) =>
+    async (...args: unknown[]) => {
+      const result = await claim(...args);
+      const count = Array.isArray(result) ? result.length : result.rows.length;
+      if (!held && count > 0) {
+        held = true;
+        reached();
+        await released;
+      }
+      return result;
+    };
+  const slow = new Proxy(store, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      const bound = (value as (...args: unknown[]) => unknown).bind(target);
+      return prop === 'claim' || prop === 'claimLocked' ? hold(bound as never) : bound;
+    },
+  });
+  return { store: slow, holding, release };
 }
