@@ -218,7 +218,10 @@ export class OutboxRelay {
     return claiming;
   }
 
-  /** Starts the side claim if there is room, and none runs. With locked claims, the relay then holds at most `maxLockedBatches` + 1 connections. */
+  /**
+   * Starts the side claim if there is room and none runs. With locked claims the relay still holds at
+   * most `maxLockedBatches` + 1 connections: batches, the loop's claim and this one.
+   */
   private startSideClaim(): boolean {
     const o = this.options;
     const limit = Math.min(o.batchSize, this.room());
