@@ -13,21 +13,10 @@ export class Signal {
   }
 
   /** Resolves on the next fire (or a pending one), or after `timeoutMs`. */
-  wait(timeoutMs: number): Promise<void> {
-    if (this.fired) {
-      this.fired = false;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        if (this.waiter === done) this.waiter = undefined;
-        this.fired = false;
-        resolve();
-      };
-      const timer = setTimeout(done, timeoutMs);
-      this.waiter = done;
-    });
+  async wait(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await this.race(new Promise((r) => (timer = setTimeout(r, timeoutMs))));
+    clearTimeout(timer);
   }
 
   /** Resolves true on a fire (consuming it), or false once `until` settles first (nothing consumed). */
@@ -37,8 +26,8 @@ export class Signal {
       return Promise.resolve(true);
     }
     return new Promise<boolean>((resolve) => {
+      // Called only by fire(), which has already taken it off.
       const done = () => {
-        if (this.waiter === done) this.waiter = undefined;
         this.fired = false;
         resolve(true);
       };
