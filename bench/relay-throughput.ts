@@ -25,6 +25,7 @@ import type { RelayOptions } from '../src/producer/relay-options.js';
 import { wireFromRow } from '../src/producer/outbox-rows.js';
 import { createPostgresOutboxStore, type PostgresOutboxStore } from '../src/stores/postgres/index.js';
 import { createRabbitMqTransport } from '../src/transports/rabbitmq/index.js';
+import { startCpuMeter, type CpuPerMessage } from './cpu-usage.js';
 
 const PRODUCERS = Number(process.env.BENCH_PRODUCERS ?? 16);
 const PG_URL = process.env.SURETY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -38,6 +39,12 @@ const EXCHANGE = tag;
 const QUEUE = `${tag}_q`;
 
 const rate = (n: number, ms: number) => Math.round((n / ms) * 1000);
+
+/** A contender's messages per second, and the CPU each message cost (undefined without /proc). */
+interface Throughput {
+  readonly rate: number;
+  readonly cpu: CpuPerMessage | undefined;
+}
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
@@ -72,15 +79,22 @@ async function main(): Promise<void> {
     const leaseRelay = await suretyRelay(store, relayStore, outbox, N, { lockedClaims: false });
     await admin.purgeQueue(QUEUE);
     console.log('throughput (msg/s)');
-    console.log(`  raw amqplib confirm baseline  ${raw}`);
-    console.log(`  raw, same wire headers        ${rawWire}`);
-    console.log(`  naive relay                   ${naive}`);
-    console.log(`  Surety relay                  ${relay}   (locked claims, PostgreSQL's default)`);
-    console.log(`  Surety relay, lease claims    ${leaseRelay}   (as on MySQL and SQLite)`);
-    console.log(`  Surety / raw                  ${(relay / raw).toFixed(2)}   (target >= 0.85)`);
-    console.log(`  Surety / raw with headers     ${(relay / rawWire).toFixed(2)}`);
-    console.log(`  Surety / naive                ${(relay / naive).toFixed(2)}   (target >= 1.6)`);
-    console.log(`  Surety lease claims / naive   ${(leaseRelay / naive).toFixed(2)}\n`);
+    console.log(`  raw amqplib confirm baseline  ${raw.rate}`);
+    console.log(`  raw, same wire headers        ${rawWire.rate}`);
+    console.log(`  naive relay                   ${naive.rate}`);
+    console.log(`  Surety relay                  ${relay.rate}   (locked claims, PostgreSQL's default)`);
+    console.log(`  Surety relay, lease claims    ${leaseRelay.rate}   (as on MySQL and SQLite)`);
+    console.log(`  Surety / raw                  ${(relay.rate / raw.rate).toFixed(2)}   (target >= 0.85)`);
+    console.log(`  Surety / raw with headers     ${(relay.rate / rawWire.rate).toFixed(2)}`);
+    console.log(`  Surety / naive                ${(relay.rate / naive.rate).toFixed(2)}   (target >= 1.6)`);
+    console.log(`  Surety lease claims / naive   ${(leaseRelay.rate / naive.rate).toFixed(2)}\n`);
+    printCpu([
+      ['raw amqplib confirm baseline', raw],
+      ['raw, same wire headers', rawWire],
+      ['naive relay', naive],
+      ['Surety relay', relay],
+      ['Surety relay, lease claims', leaseRelay],
+    ]);
 
     const lat = await fastPathLatency(store, outbox);
     await admin.purgeQueue(QUEUE);
@@ -126,16 +140,33 @@ async function main(): Promise<void> {
   }
 }
 
+/** CPU per message of each contender, by process (Linux only). */
+function printCpu(rows: [label: string, t: Throughput][]): void {
+  if (rows.some(([, t]) => !t.cpu)) return;
+  const heads = ['RabbitMQ', 'PostgreSQL', 'this process', 'other', 'total', 'cores busy'];
+  const line = (label: string, cells: string[]) =>
+    console.log(`  ${label.padEnd(30)}${cells.map((c, i) => c.padStart(heads[i]!.length + 2)).join('')}`);
+  console.log('CPU per message (microseconds, all processes of each kind; the relays run in this process)');
+  line('', heads);
+  for (const [label, { cpu }] of rows) {
+    const c = cpu!;
+    const us = [c.rabbitmq, c.postgres, c.self, c.other, c.rabbitmq + c.postgres + c.self + c.other];
+    line(label, [...us.map((v) => v.toFixed(0)), c.coresBusy.toFixed(2)]);
+  }
+  console.log();
+}
+
 /**
  * Raw amqplib: a confirm channel with at most 1,000 unconfirmed publishes. `withWireHeaders` sends the
  * same properties and headers Surety's wire form carries, for a like-for-like comparison.
  */
-async function rawBaseline(conn: amqp.ChannelModel, n: number, withWireHeaders = false): Promise<number> {
+async function rawBaseline(conn: amqp.ChannelModel, n: number, withWireHeaders = false): Promise<Throughput> {
   const wire = encodeEnvelope(createEnvelope({ type: 'bench.event', payload: PAYLOAD }));
   const ch = await conn.createConfirmChannel();
   let inFlight = 0;
   let confirmed = 0;
   let wake: (() => void) | undefined;
+  const cpu = startCpuMeter();
   const start = performance.now();
   for (let i = 0; i < n; i++) {
     while (inFlight >= 1_000) await new Promise<void>((r) => (wake = r));
@@ -159,9 +190,10 @@ async function rawBaseline(conn: amqp.ChannelModel, n: number, withWireHeaders =
   }
   await ch.waitForConfirms();
   const ms = performance.now() - start;
+  const used = cpu.stop(n);
   await ch.close();
   if (confirmed !== n) throw new Error(`raw baseline confirmed ${confirmed} of ${n}`);
-  return rate(n, ms);
+  return { rate: rate(n, ms), cpu: used };
 }
 
 async function fill(store: PostgresOutboxStore, outbox: Outbox, n: number): Promise<void> {
@@ -178,11 +210,12 @@ async function clear(store: PostgresOutboxStore): Promise<void> {
 }
 
 /** Claim 500, publish them, wait for every confirm, mark sent, repeat. */
-async function naiveRelay(store: PostgresOutboxStore, outbox: Outbox, n: number): Promise<number> {
+async function naiveRelay(store: PostgresOutboxStore, outbox: Outbox, n: number): Promise<Throughput> {
   await clear(store);
   await fill(store, outbox, n);
   const transport = await createRabbitMqTransport({ url: AMQP_URL, exchange: EXCHANGE, declareExchange: false });
   await transport.waitUntilReady(10_000);
+  const cpu = startCpuMeter();
   const start = performance.now();
   let sent = 0;
   for (;;) {
@@ -195,9 +228,10 @@ async function naiveRelay(store: PostgresOutboxStore, outbox: Outbox, n: number)
     );
   }
   const ms = performance.now() - start;
+  const used = cpu.stop(n);
   await transport.close();
   if (sent !== n) throw new Error(`naive relay sent ${sent} of ${n}`);
-  return rate(n, ms);
+  return { rate: rate(n, ms), cpu: used };
 }
 
 async function suretyRelay(
@@ -206,7 +240,7 @@ async function suretyRelay(
   outbox: Outbox,
   n: number,
   mode: Pick<RelayOptions, 'lockedClaims'> = {},
-): Promise<number> {
+): Promise<Throughput> {
   await clear(store);
   await fill(store, outbox, n);
   const transport = await createRabbitMqTransport({ url: AMQP_URL, exchange: EXCHANGE, declareExchange: false });
@@ -224,15 +258,17 @@ async function suretyRelay(
       if (++confirmed === n) done();
     },
   });
+  const cpu = startCpuMeter();
   const start = performance.now();
   await relay.start();
   await finished;
   const ms = performance.now() - start;
+  const used = cpu.stop(n);
   await relay.stop();
   await transport.close();
   const stats = await store.stats();
   if (stats.sent !== n) throw new Error(`Surety relay marked ${stats.sent} of ${n} sent`);
-  return rate(n, ms);
+  return { rate: rate(n, ms), cpu: used };
 }
 
 /**

@@ -41,7 +41,9 @@ export class OutboxRelay {
   private loopDone: Promise<void> = Promise.resolve();
   private readonly wakeSignal = new Signal();
   private readonly slotSignal = new Signal();
-  private readonly inFlight = new Map<number, Promise<void>>();
+  /** Rows published and not yet settled: their count, and in lease mode each one's work, for stop() to await. */
+  private inFlight = 0;
+  private readonly publishes = new Set<Promise<void>>();
   private stopListening: (() => Promise<void>) | undefined;
   private unsubscribeOutbox: (() => void) | undefined;
   private retention: RetentionJob | undefined;
@@ -66,7 +68,7 @@ export class OutboxRelay {
     this.failures = new RelayFailures(o, this.metrics, this.log);
     this.writeBack = new LeaseWriteBack(o, this.failures, this.log, {
       wake: () => this.wake(),
-      givenUp: () => !this.running && this.inFlight.size === 0,
+      givenUp: () => !this.running && this.inFlight === 0,
     });
     this.heartbeat = new RelayHeartbeat(o.store, o.relayId, o.clock, o.heartbeatMs, () => this.lastClaimAt, this.log);
   }
@@ -123,12 +125,12 @@ export class OutboxRelay {
       setTimeout(() => r('timeout'), this.options.shutdownTimeoutMs).unref(),
     );
     const settled = await Promise.race([
-      Promise.allSettled([...this.inFlight.values(), ...this.batches.keys()]).then(() => 'ok' as const),
+      Promise.allSettled([...this.publishes, ...this.batches.keys()]).then(() => 'ok' as const),
       deadline,
     ]);
     if (settled === 'timeout') {
       this.log.warn(
-        { inFlight: this.inFlight.size },
+        { inFlight: this.inFlight },
         this.locked
           ? 'relay stopped with publishes unconfirmed; their rows are let go'
           : 'relay stopped with publishes unconfirmed; their leases will expire',
@@ -153,7 +155,7 @@ export class OutboxRelay {
     if (!publisher.isReady() && !(await publisher.waitUntilReady(Math.max(pollIntervalMs, 5_000)))) return 0;
     const claimed = await this.claim(this.options.batchSize);
     claimed.dispatch();
-    await Promise.allSettled([...this.inFlight.values(), ...this.batches.keys()]);
+    await Promise.allSettled([...this.publishes, ...this.batches.keys()]);
     await this.writeBack.settle();
     return claimed.count;
   }
@@ -196,7 +198,7 @@ export class OutboxRelay {
 
   /** Rows a new claim may take: in flight and reserved by running claims count against `maxInFlight`. */
   private room(): number {
-    return this.options.maxInFlight - this.inFlight.size - this.reserved;
+    return this.options.maxInFlight - this.inFlight - this.reserved;
   }
 
   /**
@@ -317,13 +319,9 @@ export class OutboxRelay {
   /** Publishes every row of `batch`, then settles them all in its transaction. Never rejects. */
   private async runBatch(batch: LockedBatch): Promise<void> {
     const o = this.options;
-    const outcomes = await Promise.all(
-      batch.rows.map((row) => {
-        const outcome = this.publishRow(row);
-        this.track(row.seq, outcome);
-        return outcome;
-      }),
-    );
+    // The batch's own promise (in `batches`) is what stop() awaits; rows are only counted.
+    this.inFlight += batch.rows.length;
+    const outcomes = await Promise.all(batch.rows.map((row) => this.publishRow(row).finally(() => this.rowDone())));
     const sent: number[] = [];
     const failed: { row: OutboxRow; update: FailureUpdate; error: unknown }[] = [];
     batch.rows.forEach((row, i) => {
@@ -357,20 +355,24 @@ export class OutboxRelay {
 
   /** Lease mode: outcomes are written back in batches as they come (see LeaseWriteBack). */
   private publish(row: OutboxRow): void {
-    const outcome = this.publishRow(row).then((failed) => {
-      if (failed) this.writeBack.failed(row, failed.cause);
-      else this.writeBack.confirmed(row.seq);
-    });
-    this.track(row.seq, outcome);
+    this.inFlight++;
+    const work = this.publishRow(row)
+      .then((failed) => {
+        if (failed) this.writeBack.failed(row, failed.cause);
+        else this.writeBack.confirmed(row.seq);
+      })
+      .finally(() => {
+        this.publishes.delete(work);
+        this.rowDone();
+      });
+    this.publishes.add(work);
   }
 
-  /** Counts `work` (a row's publish and what follows it) in flight until it ends. */
-  private track(seq: number, work: Promise<unknown>): void {
-    const end = () => {
-      this.inFlight.delete(seq);
-      this.slotSignal.fire();
-    };
-    this.inFlight.set(seq, work.then(end, end));
+  /** A row left flight. Only a loop waiting for room needs to hear of it: it is woken per row only then. */
+  private rowDone(): void {
+    const wasFull = this.room() <= 0;
+    this.inFlight--;
+    if (wasFull) this.slotSignal.fire();
   }
 
   /** Publishes one row; resolves (never rejects) once the broker decided: undefined when confirmed. */

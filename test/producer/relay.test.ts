@@ -314,6 +314,35 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       await waitFor('the held row confirmed', () => confirmed.includes(first.messageId));
     });
 
+    it('keeps at most maxInFlight publishes unconfirmed and claims more as they settle, without the poll', async () => {
+      await probe.bindQueue('#');
+      for (let i = 0; i < 25; i++) await addCommitted('order.created');
+      let unconfirmed = 0;
+      let most = 0;
+      const counting = {
+        isReady: () => transport.isReady(),
+        waitUntilReady: (ms: number) => transport.waitUntilReady(ms),
+        close: async () => undefined,
+        publish: (out: Parameters<Rabbit['publish']>[0]) => {
+          most = Math.max(most, ++unconfirmed);
+          return transport.publish(out).finally(() => unconfirmed--);
+        },
+      };
+      let confirmed = 0;
+      // No poll, and room for far more batches than fit in flight: only rows leaving flight get more claimed.
+      const r = relay({
+        publisher: counting,
+        maxInFlight: 4,
+        batchSize: 10,
+        maxLockedBatches: 64,
+        pollIntervalMs: 600_000,
+        onConfirmed: () => confirmed++,
+      });
+      await r.start();
+      await waitFor('all 25 rows confirmed', () => confirmed === 25, 10_000);
+      expect(most).toBe(4);
+    });
+
     it('stops gracefully: in-flight publishes settle and nothing stays claimed', async () => {
       const queue = await probe.bindQueue('#');
       for (let i = 0; i < 300; i++) await addCommitted('order.created');

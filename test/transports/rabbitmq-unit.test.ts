@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DriverMissingError, InvalidOptionError, PublishError } from '../../src/core/errors.js';
 import type { WireMessage } from '../../src/core/wire.js';
-import { ConfirmTracker, returnKey, type PendingPublish } from '../../src/transports/rabbitmq/confirm-tracker.js';
+import { ConfirmTracker, type PendingPublish } from '../../src/transports/rabbitmq/confirm-tracker.js';
 import type { AmqpMessage } from '../../src/transports/rabbitmq/driver.js';
 import { loadAmqplib } from '../../src/transports/rabbitmq/driver.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
@@ -176,14 +176,15 @@ describe('rabbitmq confirm tracking', () => {
       const p: PendingPublish = {
         out: { topic, message: { id, headers: {}, body: Buffer.alloc(0) } },
         deadline: Number.MAX_SAFE_INTEGER,
-        returnKey: '',
+        exchange: 'ex',
+        routingKey: topic,
         returned: false,
         settled: false,
         resolve: () => {},
         reject: () => {},
       };
       outcomes.set(p, 'pending');
-      tracker.sent(p, returnKey('ex', topic, id));
+      tracker.sent(p);
       return p;
     };
     return { tracker, send, outcome: (p: PendingPublish) => outcomes.get(p) };
@@ -196,11 +197,11 @@ describe('rabbitmq confirm tracking', () => {
     const unroutable = send('same', 'nowhere');
     const again = send('same', 'nowhere');
     // Returns come in publish order and carry exchange, routing key and message id.
-    expect(tracker.returned(returnKey('ex', 'nowhere', 'same'))).toBe(true);
+    expect(tracker.returned({ exchange: 'ex', routingKey: 'nowhere', messageId: 'same' })).toBe(true);
     tracker.acked(4, true);
     expect([routed, other, unroutable, again].map(outcome)).toEqual(['ok', 'ok', 'SURETY_PUBLISH_UNROUTABLE', 'ok']);
     expect(tracker.size).toBe(0);
-    expect(tracker.returned(returnKey('ex', 'nowhere', 'same'))).toBe(false);
+    expect(tracker.returned({ exchange: 'ex', routingKey: 'nowhere', messageId: 'same' })).toBe(false);
   });
 
   it('settles single and multiple acks and nacks by delivery tag', () => {
@@ -212,6 +213,6 @@ describe('rabbitmq confirm tracking', () => {
     expect(ps.map(outcome)).toEqual(['SURETY_PUBLISH_NACKED', 'ok', 'SURETY_PUBLISH_NACKED', 'pending']);
     tracker.failAll(() => new PublishError('SURETY_CONNECTION_LOST', 'gone'));
     expect(outcome(ps[3]!)).toBe('SURETY_CONNECTION_LOST');
-    expect(tracker.returned(returnKey('ex', 't', 'a'))).toBe(false);
+    expect(tracker.returned({ exchange: 'ex', routingKey: 't', messageId: 'a' })).toBe(false);
   });
 });

@@ -6,8 +6,9 @@ export interface PendingPublish {
   readonly out: OutgoingMessage;
   /** Epoch ms after which the publish rejects with SURETY_PUBLISH_TIMEOUT. */
   readonly deadline: number;
-  /** Set once written; see {@link returnKey}. */
-  returnKey: string;
+  /** Where it was written to, set once written: a return names these and the message id. */
+  exchange: string;
+  routingKey: string;
   /** The broker returned it (unroutable); its ack must not count as success. */
   returned: boolean;
   settled: boolean;
@@ -17,9 +18,11 @@ export interface PendingPublish {
 
 export type Settle = (pending: PendingPublish, err?: PublishError) => void;
 
-/** Identifies a publish for return matching: where it went, and its message id. */
-export function returnKey(exchange: string, routingKey: string, messageId: unknown): string {
-  return `${exchange}\u0000${routingKey}\u0000${String(messageId)}`;
+/** What a basic.return says of the message it gives back. */
+export interface ReturnedMessage {
+  readonly exchange: string;
+  readonly routingKey: string;
+  readonly messageId: unknown;
 }
 
 /**
@@ -34,7 +37,6 @@ export function returnKey(exchange: string, routingKey: string, messageId: unkno
 export class ConfirmTracker {
   private nextTag = 1;
   private readonly byTag = new Map<number, PendingPublish>();
-  private readonly byKey = new Map<string, PendingPublish[]>();
 
   constructor(private readonly settle: Settle) {}
 
@@ -43,13 +45,9 @@ export class ConfirmTracker {
     return this.byTag.size;
   }
 
-  /** Records a publish just written to the channel; `key` is its {@link returnKey}. */
-  sent(pending: PendingPublish, key: string): void {
+  /** Records a publish just written to the channel. */
+  sent(pending: PendingPublish): void {
     this.byTag.set(this.nextTag++, pending);
-    pending.returnKey = key;
-    const same = this.byKey.get(key);
-    if (same) same.push(pending);
-    else this.byKey.set(key, [pending]);
   }
 
   acked(tag: number, multiple: boolean): void {
@@ -71,18 +69,24 @@ export class ConfirmTracker {
     );
   }
 
-  /** Marks the returned publish; false when none matches. */
-  returned(key: string): boolean {
-    const match = this.byKey.get(key)?.find((p) => !p.returned);
-    if (match) match.returned = true;
-    return match !== undefined;
+  /**
+   * Marks the returned publish; false when none matches. A scan in tag order rather than an index
+   * kept per publish: returns are rare (a missing binding), publishes are not.
+   */
+  returned(r: ReturnedMessage): boolean {
+    for (const p of this.byTag.values()) {
+      if (p.returned || p.out.message.id !== r.messageId) continue;
+      if (p.exchange !== r.exchange || p.routingKey !== r.routingKey) continue;
+      p.returned = true;
+      return true;
+    }
+    return false;
   }
 
   /** The channel is gone: nothing it carried will be confirmed. */
   failAll(error: (p: PendingPublish) => PublishError): void {
     const all = [...this.byTag.values()];
     this.byTag.clear();
-    this.byKey.clear();
     for (const p of all) this.settle(p, error(p));
   }
 
@@ -101,10 +105,6 @@ export class ConfirmTracker {
 
   private finish(tag: number, p: PendingPublish, verdict: (p: PendingPublish) => PublishError | undefined): void {
     this.byTag.delete(tag);
-    const key = p.returnKey;
-    const same = this.byKey.get(key);
-    if (same && same.length > 1) same.splice(same.indexOf(p), 1);
-    else this.byKey.delete(key);
     this.settle(p, verdict(p));
   }
 }

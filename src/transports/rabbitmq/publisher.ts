@@ -1,7 +1,7 @@
 import { describeError, PublishError } from '../../core/errors.js';
 import type { OutgoingMessage } from '../../ports/transport.js';
 import { ChannelKeeper } from './channel-keeper.js';
-import { ConfirmTracker, returnKey, type PendingPublish } from './confirm-tracker.js';
+import { ConfirmTracker, type PendingPublish } from './confirm-tracker.js';
 import type { ConnectionManager } from './connection.js';
 import type { AmqpChannel, AmqpMessage } from './driver.js';
 import type { ResolvedRabbitMqOptions } from './options.js';
@@ -72,7 +72,8 @@ export class ConfirmPublisher {
       const pending: PendingPublish = {
         out,
         deadline: Date.now() + this.options.publishTimeoutMs,
-        returnKey: '',
+        exchange: '',
+        routingKey: '',
         returned: false,
         settled: false,
         resolve,
@@ -114,7 +115,8 @@ export class ConfirmPublisher {
       state.tracker.nacked(f.deliveryTag, f.multiple),
     );
     channel.on('return', (msg: AmqpMessage) => {
-      if (!state.tracker.returned(returnKey(msg.fields.exchange, msg.fields.routingKey, msg.properties.messageId))) {
+      const { exchange, routingKey } = msg.fields;
+      if (!state.tracker.returned({ exchange, routingKey, messageId: msg.properties.messageId })) {
         this.options.logger.warn(
           { messageId: msg.properties.messageId },
           'rabbitmq returned a message no publish is waiting for',
@@ -130,11 +132,11 @@ export class ConfirmPublisher {
 
   private write(channel: AmqpChannel, state: PublishChannel, pending: PendingPublish): void {
     const { topic, message } = pending.out;
-    let key: string;
     try {
       const { exchange, routingKey } = this.options.route(topic);
       state.writable = channel.publish(exchange, routingKey, message.body, toPublishOptions(message));
-      key = returnKey(exchange, routingKey, message.id);
+      pending.exchange = exchange;
+      pending.routingKey = routingKey;
     } catch (err) {
       // amqplib throws IllegalOperationError once the channel is closing; anything else is this message's fault.
       const closing = (err as { name?: unknown }).name === 'IllegalOperationError';
@@ -150,7 +152,7 @@ export class ConfirmPublisher {
       );
       return;
     }
-    state.tracker.sent(pending, key);
+    state.tracker.sent(pending);
   }
 
   /** Writes held publishes until the buffer fills again; confirms of earlier ones keep flowing meanwhile. */
