@@ -6,9 +6,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 export interface CpuPerMessage {
-  /** Microseconds of CPU per message, by process kind. */
-  readonly rabbitmq: number;
-  readonly postgres: number;
+  /** Microseconds of CPU per message, by process kind; undefined when no such process is visible here. */
+  readonly rabbitmq: number | undefined;
+  readonly postgres: number | undefined;
   readonly self: number;
   readonly other: number;
   /** Cores busy on average over the run, all processes. */
@@ -68,11 +68,13 @@ export function startCpuMeter(): { stop(messages: number): CpuPerMessage | undef
         const ms = now.ms - (before.get(pid)?.ms ?? 0);
         spent.set(now.kind, (spent.get(now.kind) ?? 0) + ms);
       }
+      // A broker or database in another PID namespace (a container) or on another host shows no process.
       const perMessage = (k: Kind) => ((spent.get(k) ?? 0) * 1000) / messages;
+      const seen = (k: Kind) => (spent.has(k) ? perMessage(k) : undefined);
       const total = [...spent.values()].reduce((a, b) => a + b, 0);
       return {
-        rabbitmq: perMessage('rabbitmq'),
-        postgres: perMessage('postgres'),
+        rabbitmq: seen('rabbitmq'),
+        postgres: seen('postgres'),
         self: perMessage('self'),
         other: perMessage('other'),
         coresBusy: total / wallMs,

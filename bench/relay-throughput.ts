@@ -150,8 +150,9 @@ function printCpu(rows: [label: string, t: Throughput][]): void {
   line('', heads);
   for (const [label, { cpu }] of rows) {
     const c = cpu!;
-    const us = [c.rabbitmq, c.postgres, c.self, c.other, c.rabbitmq + c.postgres + c.self + c.other];
-    line(label, [...us.map((v) => v.toFixed(0)), c.coresBusy.toFixed(2)]);
+    const total = (c.rabbitmq ?? 0) + (c.postgres ?? 0) + c.self + c.other;
+    const us = [c.rabbitmq, c.postgres, c.self, c.other, total];
+    line(label, [...us.map((v) => (v === undefined ? 'not seen' : v.toFixed(0))), c.coresBusy.toFixed(2)]);
   }
   console.log();
 }

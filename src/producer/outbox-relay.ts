@@ -258,6 +258,7 @@ export class OutboxRelay {
       ended = true;
       this.claiming--;
       this.reserved -= limit;
+      this.slotSignal.fire(); // its unused reservation is room again, for a loop that may be waiting for it
     };
     try {
       const claimed = await this.claimRows(limit);
@@ -376,32 +377,32 @@ export class OutboxRelay {
   }
 
   /** Publishes one row; resolves (never rejects) once the broker decided: undefined when confirmed. */
-  private publishRow(row: OutboxRow): Promise<{ cause: unknown } | undefined> {
+  private async publishRow(row: OutboxRow): Promise<{ cause: unknown } | undefined> {
     const started = performance.now();
-    let published: Promise<void>;
+    let failed: { cause: unknown } | undefined;
     try {
-      published = this.options.publisher.publish({ topic: row.topic, message: wireFromRow(row) });
-    } catch (err) {
-      published = Promise.reject(err); // a publisher that throws instead of rejecting fails this row only
+      await this.options.publisher.publish({ topic: row.topic, message: wireFromRow(row) });
+    } catch (cause) {
+      failed = { cause }; // also a publisher that throws instead of rejecting: this row fails, no other
     }
-    return published.then(
-      () => {
-        this.metrics.publishDuration.observe({ outcome: 'confirmed' }, (performance.now() - started) / 1000);
-        this.metrics.attempts.inc({ outcome: 'confirmed' });
-        try {
-          this.options.onConfirmed?.(row);
-        } catch (err) {
-          this.log.error({ err: describeError(err), messageId: row.messageId }, 'onConfirmed hook threw');
-        }
-        return undefined;
-      },
-      (cause: unknown) => {
-        const outcome = outcomeOf(cause);
-        this.metrics.publishDuration.observe({ outcome }, (performance.now() - started) / 1000);
-        this.metrics.attempts.inc({ outcome });
-        return { cause };
-      },
-    );
+    try {
+      this.observe(row, failed, (performance.now() - started) / 1000);
+    } catch {
+      // A hook or logger that throws must neither turn a confirmed row into a failed one nor reject.
+    }
+    return failed;
+  }
+
+  private observe(row: OutboxRow, failed: { cause: unknown } | undefined, seconds: number): void {
+    const outcome = failed ? outcomeOf(failed.cause) : 'confirmed';
+    this.metrics.publishDuration.observe({ outcome }, seconds);
+    this.metrics.attempts.inc({ outcome });
+    if (failed) return;
+    try {
+      this.options.onConfirmed?.(row);
+    } catch (err) {
+      this.log.error({ err: describeError(err), messageId: row.messageId }, 'onConfirmed hook threw');
+    }
   }
 
   private async listen(): Promise<void> {

@@ -211,6 +211,28 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       expect((await f.store.get(broken.messageId))?.lastError).toContain('bug in a publisher');
     });
 
+    it('marks a confirmed row sent even when the onConfirmed hook and then the logger throw', async () => {
+      const queue = await probe.bindQueue('order.*');
+      const added = await addCommitted('order.created');
+      const hooked: string[] = [];
+      const r = relay({
+        logger: {
+          ...silentLogger,
+          error: () => {
+            throw new Error('logger down');
+          },
+        },
+        onConfirmed: (row) => {
+          hooked.push(row.messageId);
+          throw new Error('hook failed');
+        },
+      });
+      expect(await r.runOnce()).toBe(1);
+      expect(hooked).toEqual([added.messageId]);
+      expect(await f.store.get(added.messageId)).toMatchObject({ status: 'sent', attempts: 0 });
+      expect(await probe.collect(queue, 1)).toEqual([added.messageId]);
+    });
+
     it('does not let a failing row delay the others, and honours the backoff schedule', async () => {
       const queue = await probe.bindQueue('order.*');
       const clock = new ManualClock();
