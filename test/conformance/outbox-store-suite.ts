@@ -209,6 +209,41 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       expect(claimed.map((r) => r.messageId)).toEqual([k1[1]!.messageId]);
     });
 
+    it('in ordered mode is not held back by an unordered row of the same key, even a dead one', async () => {
+      // Written before ordering was turned on: no place in the key's order.
+      const unordered = newRow({ orderingKey: 'o-1' });
+      await add(unordered, false);
+      const [old] = await claimAll(10_000);
+      await f.store.recordFailure({
+        seq: old!.seq,
+        owner: 'r1',
+        attempts: 1,
+        nextAttemptAt: 10_000,
+        dead: true,
+        error: 'x',
+      });
+      const ordered = newRow({ orderingKey: 'o-1' });
+      await add(ordered, true);
+      expect((await claimAll(10_001, 'r1', 1000, true)).map((r) => r.messageId)).toEqual([ordered.messageId]);
+    });
+
+    it('reports a duplicate add as not inserted, even when another transaction committed it after this one began', async () => {
+      if (!f.concurrentWriters) return; // one writer at a time: no other commit can come in between
+      const mine = newRow({ type: 'order.created', key: 'dup-late' });
+      const theirs = newRow({ type: 'order.created', key: 'dup-late' });
+      const t = await f.begin();
+      try {
+        await t.tx.query(`SELECT count(*) AS n FROM ${f.store.tables.outbox}`); // fixes the snapshot where reads have one
+        expect((await add(theirs)).inserted).toBe(true);
+        expect(await f.store.insert(t.tx, mine, { ordered: false })).toEqual({
+          inserted: false,
+          messageId: theirs.messageId,
+        });
+      } finally {
+        await t.rollback();
+      }
+    });
+
     it('purges only sent rows older than the limit, in bounded batches', async () => {
       const rows = Array.from({ length: 7 }, () => newRow());
       for (const r of rows) await add(r);

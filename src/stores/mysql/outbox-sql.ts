@@ -19,8 +19,10 @@ export const insertOutbox = (
   version, headers, payload, traceparent, tracestate, created_at, next_attempt_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
+// A locking read: it sees the latest commit, where a plain read would use the caller's snapshot, which
+// at REPEATABLE READ may predate the row whose duplicate key the insert just hit.
 export const selectMessageIdByTypeKey = (t: TableNames) =>
-  `SELECT message_id FROM ${t.outbox} WHERE type = ? AND msg_key = ?`;
+  `SELECT message_id FROM ${t.outbox} WHERE type = ? AND msg_key = ? LOCK IN SHARE MODE`;
 
 // The row lock taken by the upsert serialises same-key transactions, so key_seq follows commit order.
 export const bumpKeySeq = (t: TableNames) => `INSERT INTO ${t.outboxKeys} (ordering_key, last_seq) VALUES (?, 1)
@@ -31,7 +33,7 @@ export const selectKeySeq = (t: TableNames) => `SELECT last_seq FROM ${t.outboxK
 
 const earlierUnsent = (t: TableNames, prefix: string) => `AND NOT EXISTS (
     SELECT 1 FROM ${t.outbox} e FORCE INDEX (\`${indexNames(prefix).unsentKey}\`)
-    WHERE e.ordering_key = c.ordering_key AND e.status IN ('pending', 'dead') AND e.key_seq < c.key_seq)`;
+    WHERE e.ordering_key = c.ordering_key AND e.status IN ('pending', 'dead') AND e.key_seq > 0 AND e.key_seq < c.key_seq)`;
 
 /** ? now, ? limit. Run in a READ COMMITTED transaction so the locking read takes no gap locks. */
 export const selectClaimable = (t: TableNames, prefix: string, ordered: boolean) => `SELECT ${qualified('c')}

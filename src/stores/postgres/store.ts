@@ -262,25 +262,38 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
     const emitter = client as unknown as {
       on(ev: 'notification', fn: (msg: { channel: string }) => void): void;
       on(ev: 'error', fn: (err: Error) => void): void;
-      removeAllListeners(ev: string): void;
+      off(ev: 'notification', fn: (msg: { channel: string }) => void): void;
+      off(ev: 'error', fn: (err: Error) => void): void;
     };
     let closed = false;
-    emitter.on('notification', (msg) => {
+    const onNotification = (msg: { channel: string }) => {
       if (msg.channel === this.notifyChannel) onCommit();
-    });
-    emitter.on('error', (err) => {
+    };
+    const onClientError = (err: Error) => {
       if (!closed) onError(err);
-    });
-    await client.query(`LISTEN "${this.notifyChannel}"`);
-    return async () => {
+    };
+    emitter.on('notification', onNotification);
+    emitter.on('error', onClientError);
+    // Only our own listeners come off: the pool keeps one of its own on every client.
+    const done = (err?: unknown) => {
       closed = true;
+      emitter.off('notification', onNotification);
+      emitter.off('error', onClientError);
+      client.release(err === undefined ? undefined : true);
+    };
+    try {
+      await client.query(`LISTEN "${this.notifyChannel}"`);
+    } catch (err) {
+      done(err); // a LISTEN refused (a server in recovery, a reset) must not keep its connection from the pool
+      throw err;
+    }
+    return async () => {
       try {
         await client.query(`UNLISTEN "${this.notifyChannel}"`);
-        client.release();
-      } catch {
-        client.release(true);
+        done();
+      } catch (err) {
+        done(err);
       }
-      emitter.removeAllListeners('notification');
     };
   }
 
