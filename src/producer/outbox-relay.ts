@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client';
 import { describeError } from '../core/errors.js';
+import { neverThrowing } from '../core/logger.js';
 import type { FailureUpdate, LockedBatch, OutboxRow } from '../ports/outbox-store.js';
 import { defaultLogger, type Logger } from './logger.js';
 import { wireFromRow } from './outbox-rows.js';
@@ -38,6 +39,8 @@ export class OutboxRelay {
   readonly metrics: RelayMetrics;
   private readonly log: Logger;
   private running = false;
+  /** The setup of the last start(); stop() waits for it, so that nothing it sets up outlives the stop. */
+  private starting: Promise<void> = Promise.resolve();
   private loopDone: Promise<void> = Promise.resolve();
   private readonly wakeSignal = new Signal();
   private readonly slotSignal = new Signal();
@@ -61,7 +64,7 @@ export class OutboxRelay {
 
   constructor(options: RelayOptions) {
     this.options = resolveRelayOptions(options);
-    this.log = options.logger ?? defaultLogger('surety-relay');
+    this.log = neverThrowing(options.logger ?? defaultLogger('surety-relay'));
     this.registry = options.registry ?? new Registry();
     this.metrics = new RelayMetrics(this.registry, this.options.store, this.options.clock);
     const o = this.options;
@@ -90,9 +93,15 @@ export class OutboxRelay {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    this.starting = this.setUp();
+    await this.starting;
+  }
+
+  private async setUp(): Promise<void> {
     const o = this.options;
     this.unsubscribeOutbox = o.outbox?.onCommitted(() => this.wake());
     if (o.listen && o.store.listenForCommits) await this.listen();
+    if (!this.running) return; // stopped meanwhile: start nothing more
     if (o.retention) {
       this.retention = new RetentionJob(o.store, o.relayId, o.clock, o.retention, this.log);
       this.retention.start();
@@ -116,6 +125,7 @@ export class OutboxRelay {
     this.running = false;
     this.wake();
     this.slotSignal.fire();
+    await this.starting; // a start still setting up finishes first; what it set up is undone below
     this.unsubscribeOutbox?.();
     await this.retention?.stop();
     await this.stopListening?.().catch(() => undefined);
@@ -165,8 +175,11 @@ export class OutboxRelay {
     let errorStreak = 0;
     while (this.running) {
       if (!o.publisher.isReady()) {
-        // Broker down: claiming would only burn attempts. Wait for the transport instead.
-        await o.publisher.waitUntilReady(o.pollIntervalMs);
+        // Broker down: claiming would only burn attempts. Wait for the transport instead. A closed
+        // transport answers at once: then pause for the poll, or the loop would never yield.
+        const from = performance.now();
+        if (!(await o.publisher.waitUntilReady(o.pollIntervalMs)))
+          await this.wakeSignal.wait(Math.max(0, o.pollIntervalMs - (performance.now() - from)));
         continue;
       }
       const room = this.room();
@@ -398,14 +411,19 @@ export class OutboxRelay {
     this.metrics.publishDuration.observe({ outcome }, seconds);
     this.metrics.attempts.inc({ outcome });
     if (failed) return;
-    try {
-      this.options.onConfirmed?.(row);
-    } catch (err) {
+    const hookFailed = (err: unknown) =>
       this.log.error({ err: describeError(err), messageId: row.messageId }, 'onConfirmed hook threw');
+    try {
+      // Not awaited: the row is marked sent whatever the hook does, and an async hook must not hold the batch.
+      const returned: unknown = this.options.onConfirmed?.(row);
+      if (returned instanceof Promise) returned.catch(hookFailed);
+    } catch (err) {
+      hookFailed(err);
     }
   }
 
   private async listen(): Promise<void> {
+    if (!this.running) return; // a retry's timer that fired after stop()
     const store = this.options.store;
     const retry = () => {
       if (!this.running) return;
@@ -421,6 +439,11 @@ export class OutboxRelay {
           retry();
         },
       );
+      if (!this.running) {
+        // stop() ran while this was subscribing, and found nothing to end.
+        await this.stopListening().catch(() => undefined);
+        this.stopListening = undefined;
+      }
     } catch (err) {
       this.log.warn({ err: describeError(err) }, 'cannot listen for commits; polling');
       retry();

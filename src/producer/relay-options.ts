@@ -61,7 +61,10 @@ export interface RelayOptions extends z.input<typeof schema> {
   logger?: Logger;
   /** Called once when a row goes dead (after the last attempt). Errors it throws are logged. */
   onDead?: (row: OutboxRow, error: unknown) => void | Promise<void>;
-  /** Called after a row's publish was confirmed by the broker (before it is marked sent). */
+  /**
+   * Called after a row's publish was confirmed by the broker (before it is marked sent). Not awaited;
+   * errors it throws, or rejections of the promise it returns, are logged.
+   */
   onConfirmed?: (row: OutboxRow) => void;
   /** prom-client Registry to register metrics in; a private one (relay.registry) by default. */
   registry?: import('prom-client').Registry;

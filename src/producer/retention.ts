@@ -43,9 +43,13 @@ export class RetentionJob {
   async runOnce(): Promise<number> {
     const { store, owner, clock, options } = this;
     const ttl = Math.max(options.intervalMs * 2, 30_000);
-    if (!(await store.acquireLease('outbox-retention', owner, clock.now(), ttl))) return 0;
+    const lease = () => store.acquireLease('outbox-retention', owner, clock.now(), ttl);
+    if (!(await lease())) return 0;
     const before = clock.now() - options.sentMaxAgeMs;
-    const total = await this.loop.drain((n) => store.purgeSent(before, n), options.batchSize);
+    let batches = 0;
+    // Renewed before every batch after the first: a long pass must not outlive its lease while it runs.
+    const purge = async (n: number) => (batches++ === 0 || (await lease()) ? store.purgeSent(before, n) : 0);
+    const total = await this.loop.drain(purge, options.batchSize);
     if (total > 0) this.log.info({ deleted: total }, 'purged sent outbox rows');
     return total;
   }

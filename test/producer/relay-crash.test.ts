@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import { Outbox } from '../../src/producer/outbox.js';
@@ -119,4 +122,20 @@ describe('relay killed with SIGKILL (PostgreSQL -> RabbitMQ)', () => {
     await transport.close();
     expect(new Set(await probe.collect(queue, ROWS))).toEqual(new Set(ids));
   });
+});
+
+describe('relay whose transport is closed under it', () => {
+  it('keeps yielding to the event loop and stops when asked (its own process, killed if it hangs)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'surety-closed-'));
+    try {
+      const child = spawnTs('support/closed-publisher-relay.ts', { SURETY_DIR: dir });
+      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const { code, signal, stdout, stderr } = await exited(child);
+      clearTimeout(killer);
+      expect({ code, signal, stderr }).toEqual({ code: 0, signal: null, stderr: '' });
+      expect(stdout.trim()).toBe('stopped');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

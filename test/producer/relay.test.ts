@@ -233,6 +233,64 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       expect(await probe.collect(queue, 1)).toEqual([added.messageId]);
     });
 
+    it('records a failed publish as usual when every log line throws', async () => {
+      const failing = await addCommitted('nobody.listens'); // no queue bound: returned as unroutable
+      const broken = () => {
+        throw new Error('log sink down');
+      };
+      const r = relay({ logger: { debug: broken, info: broken, warn: broken, error: broken } });
+      expect(await r.runOnce()).toBe(1);
+      expect(await f.store.get(failing.messageId)).toMatchObject({ status: 'pending', attempts: 1 });
+    });
+
+    it('marks a confirmed row sent when an async onConfirmed hook rejects, and does not crash', async () => {
+      await probe.bindQueue('order.*');
+      const added = await addCommitted('order.created');
+      const logged: string[] = [];
+      const r = relay({
+        logger: { ...silentLogger, error: (_obj: object, msg?: string) => void logged.push(msg ?? '') },
+        onConfirmed: async () => {
+          await Promise.resolve();
+          throw new Error('hook failed later');
+        },
+      });
+      expect(await r.runOnce()).toBe(1);
+      expect(await f.store.get(added.messageId)).toMatchObject({ status: 'sent' });
+      await waitFor('the rejection logged', () => logged.includes('onConfirmed hook threw'));
+    });
+
+    it('stopped while it starts, leaves nothing running: its commit listener is ended, no heartbeat stays', async () => {
+      if (!f.store.listenForCommits) return; // only a store that listens has a start that waits
+      let listened = 0;
+      let unlistened = 0;
+      let letListen!: () => void;
+      const gate = new Promise<void>((r) => (letListen = r));
+      const listening = new Proxy(f.store, {
+        get(target, prop, receiver) {
+          if (prop !== 'listenForCommits') {
+            const value: unknown = Reflect.get(target, prop, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          return async (...args: Parameters<NonNullable<typeof target.listenForCommits>>) => {
+            await gate;
+            const end = await target.listenForCommits!(...args);
+            listened++;
+            return async () => {
+              unlistened++;
+              await end();
+            };
+          };
+        },
+      });
+      const r = relay({ store: listening, heartbeatMs: 100 });
+      const starting = r.start();
+      const stopping = r.stop();
+      letListen();
+      await Promise.all([starting, stopping]);
+      expect({ listened, unlistened }).toEqual({ listened: 1, unlistened: 1 });
+      expect((await f.store.relays()).map((h) => h.relayId)).not.toContain(r.id);
+    });
+
     it('does not let a failing row delay the others, and honours the backoff schedule', async () => {
       const queue = await probe.bindQueue('order.*');
       const clock = new ManualClock();
@@ -305,6 +363,32 @@ for (const [name, dialect, makeFixture, mode] of variants) {
           silentLogger,
         ).runOnce(),
       ).toBe(0);
+    });
+
+    it('retention keeps its lease through a pass longer than the lease, so no second relay purges meanwhile', async () => {
+      for (let i = 0; i < 6; i++) await addCommitted('order.created');
+      const clock = new ManualClock(Date.now());
+      const claimed = await f.store.claim({ owner: 'r', limit: 10, now: clock.now(), leaseMs: 60_000, ordered: false });
+      expect(claimed).toHaveLength(6);
+      await f.store.markSent(
+        claimed.map((c) => c.seq),
+        clock.now(),
+      );
+      clock.advance(60_000);
+      const options = { sentMaxAgeMs: 1_000, intervalMs: 1_000, batchSize: 1 }; // lease: 30 s
+      const other = new RetentionJob(f.store, 'b', clock, options, silentLogger);
+      let batches = 0;
+      let otherPurged: number | undefined;
+      // Each batch takes 20 s of the clock: none outlasts the lease, the pass does.
+      const slow = Object.create(f.store) as typeof f.store;
+      slow.purgeSent = async (before, limit) => {
+        const n = await f.store.purgeSent(before, limit);
+        clock.advance(20_000);
+        if (++batches === 3) otherPurged = await other.runOnce();
+        return n;
+      };
+      expect(await new RetentionJob(slow, 'a', clock, options, silentLogger).runOnce()).toBe(6);
+      expect(otherPurged).toBe(0);
     });
 
     it('claims a commit heard while a claim runs at once, not behind that claim', async () => {
