@@ -125,20 +125,27 @@ export class OutboxRelay {
     this.running = false;
     this.wake();
     this.slotSignal.fire();
-    await this.starting; // a start still setting up finishes first; what it set up is undone below
-    this.unsubscribeOutbox?.();
-    await this.retention?.stop();
-    await this.stopListening?.().catch(() => undefined);
-    await this.loopDone;
-    await this.sideClaim;
-    const deadline = new Promise<'timeout'>((r) =>
-      setTimeout(() => r('timeout'), this.options.shutdownTimeoutMs).unref(),
+    // Every wait below ends by `shutdownTimeoutMs`: a database or broker that stopped answering must not
+    // hold the stop. What is still running then ends on its own and lets its rows go (see loop()).
+    const deadline = later(this.options.shutdownTimeoutMs);
+    const within = (work: Promise<unknown>) => {
+      const done = work.then(() => true);
+      done.catch(() => undefined); // a failure after the deadline must not go unhandled; before it, race() throws it
+      return Promise.race([done, deadline]);
+    };
+    const ended = await within(
+      (async () => {
+        await this.starting; // a start still setting up finishes first; what it set up is undone below
+        this.unsubscribeOutbox?.();
+        await this.retention?.stop();
+        await this.stopListening?.().catch(() => undefined);
+        await this.loopDone;
+        await this.sideClaim;
+      })(),
     );
-    const settled = await Promise.race([
-      Promise.allSettled([...this.publishes, ...this.batches.keys()]).then(() => 'ok' as const),
-      deadline,
-    ]);
-    if (settled === 'timeout') {
+    if (!ended) this.log.warn({}, 'relay stopped with a claim or purge still waiting for the database');
+    const settled = await within(Promise.allSettled([...this.publishes, ...this.batches.keys()]));
+    if (!settled) {
       this.log.warn(
         { inFlight: this.inFlight },
         this.locked
@@ -146,13 +153,14 @@ export class OutboxRelay {
           : 'relay stopped with publishes unconfirmed; their leases will expire',
       );
       // Bounded too: a connection that stopped answering must not hold the stop (the server ends it after leaseMs).
-      await Promise.race([
-        Promise.all([...this.batches.values()].map((b) => b.release())),
-        new Promise((r) => setTimeout(r, 5_000).unref()),
-      ]);
+      await Promise.race([Promise.all([...this.batches.values()].map((b) => b.release())), later(5_000)]);
     }
-    await this.writeBack.settle();
-    await this.heartbeat.stop();
+    // Outcomes already known get their own time to be written, even once the deadline has passed.
+    const written = await Promise.race([
+      Promise.all([this.writeBack.settle(), this.heartbeat.stop()]).then(() => true),
+      later(5_000),
+    ]);
+    if (!written) this.log.warn({}, 'relay stopped before its last outcomes or heartbeat were written');
     this.log.info({ relayId: this.options.relayId }, 'outbox relay stopped');
   }
 
@@ -449,4 +457,9 @@ export class OutboxRelay {
       retry();
     }
   }
+}
+
+/** Resolves false after `ms`, without keeping the process alive. */
+function later(ms: number): Promise<false> {
+  return new Promise((r) => setTimeout(() => r(false), ms).unref());
 }

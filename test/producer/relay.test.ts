@@ -449,6 +449,28 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       expect(most).toBe(4);
     });
 
+    it('stops within shutdownTimeoutMs while its claim waits on a locked table, and lets the claim go after', async () => {
+      if (!name.startsWith('postgres')) return; // a table lock from another session, as PostgreSQL takes it
+      await addCommitted('order.created');
+      const locker = await f.begin();
+      await locker.tx.query(`LOCK TABLE ${f.store.tables.outbox} IN ACCESS EXCLUSIVE MODE`);
+      const r = relay({ shutdownTimeoutMs: 300 });
+      try {
+        await r.start();
+        await waitFor('the claim under way', () => r.lastClaimedAt !== null);
+        const outcome = await Promise.race([
+          r.stop().then(() => 'stopped'),
+          new Promise((resolve) => setTimeout(() => resolve('still waiting'), 10_000)),
+        ]);
+        expect(outcome).toBe('stopped');
+      } finally {
+        await locker.rollback();
+      }
+      // The claim ends once the lock is gone, and lets its row go: another relay publishes it.
+      const next = relay();
+      await waitFor('the row let go and published by another relay', async () => (await next.runOnce()) === 1);
+    });
+
     it('stops gracefully: in-flight publishes settle and nothing stays claimed', async () => {
       const queue = await probe.bindQueue('#');
       for (let i = 0; i < 300; i++) await addCommitted('order.created');
