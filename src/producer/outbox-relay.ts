@@ -41,6 +41,11 @@ export class OutboxRelay {
   private running = false;
   /** The setup of the last start(); stop() waits for it, so that nothing it sets up outlives the stop. */
   private starting: Promise<void> = Promise.resolve();
+  /** The whole teardown of the last stop(), which may outlast stop() itself; start() waits for it. */
+  private teardown: Promise<void> = Promise.resolve();
+  /** Which start() a listen belongs to: one left over from an earlier run ends itself. */
+  private run = 0;
+  private listenRetry: NodeJS.Timeout | undefined;
   private loopDone: Promise<void> = Promise.resolve();
   private readonly wakeSignal = new Signal();
   private readonly slotSignal = new Signal();
@@ -93,15 +98,17 @@ export class OutboxRelay {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    this.starting = this.setUp();
+    const run = ++this.run;
+    // A stop() that timed out may still be ending the last run: this one begins once that has ended.
+    this.starting = this.teardown.then(() => this.setUp(run));
     await this.starting;
   }
 
-  private async setUp(): Promise<void> {
+  private async setUp(run: number): Promise<void> {
     const o = this.options;
     this.unsubscribeOutbox = o.outbox?.onCommitted(() => this.wake());
-    if (o.listen && o.store.listenForCommits) await this.listen();
-    if (!this.running) return; // stopped meanwhile: start nothing more
+    if (o.listen && o.store.listenForCommits) await this.listen(run);
+    if (!this.running || this.run !== run) return; // stopped meanwhile (and maybe started again): start nothing more
     if (o.retention) {
       this.retention = new RetentionJob(o.store, o.relayId, o.clock, o.retention, this.log);
       this.retention.start();
@@ -133,18 +140,23 @@ export class OutboxRelay {
       done.catch(() => undefined); // a failure after the deadline must not go unhandled; before it, race() throws it
       return Promise.race([done, deadline]);
     };
-    const ended = await within(
-      (async () => {
-        await this.starting; // a start still setting up finishes first; what it set up is undone below
-        this.unsubscribeOutbox?.();
-        await this.retention?.stop();
-        await this.stopListening?.().catch(() => undefined);
-        await this.loopDone;
-        await this.sideClaim;
-      })(),
-    );
+    clearTimeout(this.listenRetry);
+    this.listenRetry = undefined;
+    const teardown = (async () => {
+      await this.starting; // a start still setting up finishes first; what it set up is undone below
+      this.unsubscribeOutbox?.();
+      await this.retention?.stop();
+      const unlisten = this.stopListening;
+      this.stopListening = undefined;
+      await unlisten?.().catch(() => undefined);
+      await this.loopDone;
+      await this.sideClaim;
+    })();
+    this.teardown = teardown.catch(() => undefined);
+    const ended = await within(teardown);
     if (!ended) this.log.warn({}, 'relay stopped with a claim or purge still waiting for the database');
-    const settled = await within(Promise.allSettled([...this.publishes, ...this.batches.keys()]));
+    const inFlight = [...this.publishes, ...this.batches.keys()];
+    const settled = inFlight.length === 0 || (await within(Promise.allSettled(inFlight)));
     if (!settled) {
       this.log.warn(
         { inFlight: this.inFlight },
@@ -424,38 +436,44 @@ export class OutboxRelay {
     try {
       // Not awaited: the row is marked sent whatever the hook does, and an async hook must not hold the batch.
       const returned: unknown = this.options.onConfirmed?.(row);
-      if (returned instanceof Promise) returned.catch(hookFailed);
+      if (typeof (returned as PromiseLike<void> | undefined)?.then === 'function')
+        Promise.resolve(returned).catch(hookFailed);
     } catch (err) {
       hookFailed(err);
     }
   }
 
-  private async listen(): Promise<void> {
-    if (!this.running) return; // a retry's timer that fired after stop()
-    const store = this.options.store;
-    const retry = () => {
-      if (!this.running) return;
-      this.stopListening = undefined;
-      setTimeout(() => void this.listen(), this.options.pollIntervalMs).unref();
-    };
+  /** Subscribes to commit notifications for run `run`; on loss, or if refused, tries again after the poll. */
+  private async listen(run: number): Promise<void> {
+    const current = () => this.running && this.run === run;
+    if (!current()) return;
+    let end: (() => Promise<void>) | undefined;
     try {
-      this.stopListening = await store.listenForCommits!(
+      end = await this.options.store.listenForCommits!(
         () => this.wake(),
         (err) => {
           this.log.warn({ err: describeError(err) }, 'commit notifications lost; polling until they are back');
-          void this.stopListening?.().catch(() => undefined);
-          retry();
+          if (this.stopListening === end) this.stopListening = undefined;
+          void end?.().catch(() => undefined);
+          this.retryListen(run);
         },
       );
-      if (!this.running) {
-        // stop() ran while this was subscribing, and found nothing to end.
-        await this.stopListening().catch(() => undefined);
-        this.stopListening = undefined;
-      }
     } catch (err) {
       this.log.warn({ err: describeError(err) }, 'cannot listen for commits; polling');
-      retry();
+      this.retryListen(run);
+      return;
     }
+    if (current()) this.stopListening = end;
+    else await end().catch(() => undefined); // stopped while subscribing: stop() found nothing to end
+  }
+
+  /** One retry at a time, and none once its run has been stopped. */
+  private retryListen(run: number): void {
+    if (!this.running || this.run !== run || this.listenRetry) return;
+    this.listenRetry = setTimeout(() => {
+      this.listenRetry = undefined;
+      void this.listen(run);
+    }, this.options.pollIntervalMs).unref();
   }
 }
 

@@ -261,34 +261,33 @@ for (const [name, dialect, makeFixture, mode] of variants) {
 
     it('stopped while it starts, leaves nothing running: its commit listener is ended, no heartbeat stays', async () => {
       if (!f.store.listenForCommits) return; // only a store that listens has a start that waits
-      let listened = 0;
-      let unlistened = 0;
-      let letListen!: () => void;
-      const gate = new Promise<void>((r) => (letListen = r));
-      const listening = new Proxy(f.store, {
-        get(target, prop, receiver) {
-          if (prop !== 'listenForCommits') {
-            const value: unknown = Reflect.get(target, prop, receiver);
-            return typeof value === 'function' ? value.bind(target) : value;
-          }
-          return async (...args: Parameters<NonNullable<typeof target.listenForCommits>>) => {
-            await gate;
-            const end = await target.listenForCommits!(...args);
-            listened++;
-            return async () => {
-              unlistened++;
-              await end();
-            };
-          };
-        },
-      });
-      const r = relay({ store: listening, heartbeatMs: 100 });
+      const gated = gateListen(f.store);
+      const r = relay({ store: gated.store, heartbeatMs: 100 });
       const starting = r.start();
+      await gated.reached; // subscribing
       const stopping = r.stop();
-      letListen();
+      gated.open();
       await Promise.all([starting, stopping]);
-      expect({ listened, unlistened }).toEqual({ listened: 1, unlistened: 1 });
+      expect(gated.counts()).toEqual({ listened: 1, unlistened: 1 });
       expect((await f.store.relays()).map((h) => h.relayId)).not.toContain(r.id);
+    });
+
+    it('started again after a stop that timed out, runs once: the first run is ended before the second begins', async () => {
+      if (!f.store.listenForCommits) return;
+      const gated = gateListen(f.store);
+      const said: string[] = [];
+      const logger = { ...silentLogger, info: (_obj: object, msg?: string) => void said.push(msg ?? '') };
+      const r = relay({ store: gated.store, logger, heartbeatMs: 100, shutdownTimeoutMs: 100 });
+      const first = r.start();
+      await gated.reached;
+      await r.stop(); // gives up waiting: the first start is still subscribing
+      const second = r.start(); // waits for the first run to end
+      gated.open();
+      await Promise.all([first, second]);
+      expect(gated.counts()).toEqual({ listened: 2, unlistened: 1 }); // the first run's listener ended, the second's live
+      expect(said.filter((m) => m === 'outbox relay started')).toHaveLength(1); // the first run started nothing more
+      await r.stop();
+      expect(gated.counts()).toEqual({ listened: 2, unlistened: 2 });
     });
 
     it('does not let a failing row delay the others, and honours the backoff schedule', async () => {
@@ -518,4 +517,36 @@ function holdFirstClaim(store: StoreFixture['store']) {
     },
   });
   return { store: slow, holding, release };
+}
+
+/**
+ * The store, but `listenForCommits` subscribes only once `open()` is called (`reached` resolves when it is
+ * called); counts subscriptions and their ends.
+ */
+function gateListen(store: StoreFixture['store']) {
+  let listened = 0;
+  let unlistened = 0;
+  let open!: () => void;
+  let reach!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const reached = new Promise<void>((r) => (reach = r));
+  const gated = new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop !== 'listenForCommits') {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return async (...args: Parameters<NonNullable<typeof target.listenForCommits>>) => {
+        reach();
+        await gate;
+        const end = await target.listenForCommits!(...args);
+        listened++;
+        return async () => {
+          unlistened++;
+          await end();
+        };
+      };
+    },
+  });
+  return { store: gated, open, reached, counts: () => ({ listened, unlistened }) };
 }

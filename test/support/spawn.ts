@@ -21,6 +21,6 @@ export function exited(
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null)
       resolve({ code: child.exitCode, signal: child.signalCode, stderr, stdout });
-    else child.once('exit', (code, signal) => resolve({ code, signal, stderr, stdout }));
+    else child.once('close', (code, signal) => resolve({ code, signal, stderr, stdout })); // after stdout and stderr are read to the end
   });
 }

@@ -265,36 +265,42 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
       off(ev: 'notification', fn: (msg: { channel: string }) => void): void;
       off(ev: 'error', fn: (err: Error) => void): void;
     };
-    let closed = false;
+    // Errors count only while listening: before, the failing LISTEN itself reports them; after, we closed.
+    let listening = false;
     const onNotification = (msg: { channel: string }) => {
       if (msg.channel === this.notifyChannel) onCommit();
     };
     const onClientError = (err: Error) => {
-      if (!closed) onError(err);
+      if (listening) onError(err);
     };
     emitter.on('notification', onNotification);
     emitter.on('error', onClientError);
     // Only our own listeners come off: the pool keeps one of its own on every client.
     const done = (err?: unknown) => {
-      closed = true;
+      listening = false;
       emitter.off('notification', onNotification);
       emitter.off('error', onClientError);
       client.release(err === undefined ? undefined : true);
     };
     try {
       await client.query(`LISTEN "${this.notifyChannel}"`);
+      listening = true;
     } catch (err) {
       done(err); // a LISTEN refused (a server in recovery, a reset) must not keep its connection from the pool
       throw err;
     }
-    return async () => {
-      try {
-        await client.query(`UNLISTEN "${this.notifyChannel}"`);
-        done();
-      } catch (err) {
-        done(err);
-      }
-    };
+    let ending: Promise<void> | undefined;
+    // Once only, however often it is called (on stop, and on a connection error meanwhile).
+    return () =>
+      (ending ??= (async () => {
+        listening = false;
+        try {
+          await client.query(`UNLISTEN "${this.notifyChannel}"`);
+          done();
+        } catch (err) {
+          done(err);
+        }
+      })());
   }
 
   async close(): Promise<void> {
