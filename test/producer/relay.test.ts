@@ -449,7 +449,7 @@ for (const [name, dialect, makeFixture, mode] of variants) {
     });
 
     it('stops within shutdownTimeoutMs while its claim waits on a locked table, and lets the claim go after', async () => {
-      if (!name.startsWith('postgres')) return; // a table lock from another session, as PostgreSQL takes it
+      if (!name.startsWith('postgres')) return; // a table lock held by another connection, as PostgreSQL takes it
       await addCommitted('order.created');
       const locker = await f.begin();
       await locker.tx.query(`LOCK TABLE ${f.store.tables.outbox} IN ACCESS EXCLUSIVE MODE`);
