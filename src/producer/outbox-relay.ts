@@ -135,11 +135,7 @@ export class OutboxRelay {
     // Every wait below ends by `shutdownTimeoutMs`: a database or broker that stopped answering must not
     // hold the stop. What is still running then ends on its own and lets its rows go (see loop()).
     const deadline = later(this.options.shutdownTimeoutMs);
-    const within = (work: Promise<unknown>) => {
-      const done = work.then(() => true);
-      done.catch(() => undefined); // a failure after the deadline must not go unhandled; before it, race() throws it
-      return Promise.race([done, deadline]);
-    };
+    const within = (work: Promise<unknown>) => endsBefore(work, deadline);
     clearTimeout(this.listenRetry);
     this.listenRetry = undefined;
     const teardown = (async () => {
@@ -155,7 +151,7 @@ export class OutboxRelay {
     this.teardown = teardown.catch(() => undefined);
     const ended = await within(teardown);
     if (!ended) this.log.warn({}, 'relay stopped with a claim or purge still waiting for the database');
-    const inFlight = [...this.publishes, ...this.batches.keys()];
+    const inFlight = this.unsettled();
     const settled = inFlight.length === 0 || (await within(Promise.allSettled(inFlight)));
     if (!settled) {
       this.log.warn(
@@ -165,14 +161,11 @@ export class OutboxRelay {
           : 'relay stopped with publishes unconfirmed; their leases will expire',
       );
       // Bounded too: a connection that stopped answering must not hold the stop (the server ends it after leaseMs).
-      await Promise.race([Promise.all([...this.batches.values()].map((b) => b.release())), later(5_000)]);
+      await endsBefore(Promise.all([...this.batches.values()].map((b) => b.release())), later(5_000));
     }
     // Outcomes already known get their own time to be written, even once the deadline has passed.
-    const written = await Promise.race([
-      Promise.all([this.writeBack.settle(), this.heartbeat.stop()]).then(() => true),
-      later(5_000),
-    ]);
-    if (!written) this.log.warn({}, 'relay stopped before its last outcomes or heartbeat were written');
+    if (!(await endsBefore(Promise.all([this.writeBack.settle(), this.heartbeat.stop()]), later(5_000))))
+      this.log.warn({}, 'relay stopped before its last outcomes or heartbeat were written');
     this.log.info({ relayId: this.options.relayId }, 'outbox relay stopped');
   }
 
@@ -185,7 +178,7 @@ export class OutboxRelay {
     if (!publisher.isReady() && !(await publisher.waitUntilReady(Math.max(pollIntervalMs, 5_000)))) return 0;
     const claimed = await this.claim(this.options.batchSize);
     claimed.dispatch();
-    await Promise.allSettled([...this.publishes, ...this.batches.keys()]);
+    await Promise.allSettled(this.unsettled());
     await this.writeBack.settle();
     return claimed.count;
   }
@@ -227,6 +220,11 @@ export class OutboxRelay {
       // A full batch means more may be due: claim again at once. Otherwise wait for a commit or the poll.
       if (claimed.count < limit) await this.wakeSignal.wait(o.pollIntervalMs);
     }
+  }
+
+  /** What publishes rows now: lease-mode publishes one by one, locked batches whole. */
+  private unsettled(): Promise<void>[] {
+    return [...this.publishes, ...this.batches.keys()];
   }
 
   /** Rows a new claim may take: in flight and reserved by running claims count against `maxInFlight`. */
@@ -480,4 +478,9 @@ export class OutboxRelay {
 /** Resolves false after `ms`, without keeping the process alive. */
 function later(ms: number): Promise<false> {
   return new Promise((r) => setTimeout(() => r(false), ms).unref());
+}
+
+/** Whether `work` ends before `limit` does; if it fails first, that failure. One that comes later is ignored. */
+function endsBefore(work: Promise<unknown>, limit: Promise<false>): Promise<boolean> {
+  return Promise.race([work.then(() => true), limit]);
 }
