@@ -416,14 +416,11 @@ export class OutboxRelay {
     } catch (cause) {
       failed = { cause }; // also a publisher that throws instead of rejecting: this row fails, no other
     }
-    try {
-      this.observe(row, failed, (performance.now() - started) / 1000);
-    } catch {
-      // A hook or logger that throws must neither turn a confirmed row into a failed one nor reject.
-    }
+    this.observe(row, failed, (performance.now() - started) / 1000);
     return failed;
   }
 
+  /** Metrics and the onConfirmed hook; never throws (the hook is caught, the logger never throws). */
   private observe(row: OutboxRow, failed: { cause: unknown } | undefined, seconds: number): void {
     const outcome = failed ? outcomeOf(failed.cause) : 'confirmed';
     this.metrics.publishDuration.observe({ outcome }, seconds);
