@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import mysql from 'mysql2';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMysqlOutboxStore } from '../../src/stores/mysql/index.js';
 import { runOutboxStoreConformance } from '../conformance/outbox-store-suite.js';
 import { testEnv } from '../support/env.js';
 import { newRow } from '../support/rows.js';
+import { waitFor } from '../support/wait.js';
 import { makeMysqlFixture } from './mysql-fixture.js';
 
 runOutboxStoreConformance('mysql', () => makeMysqlFixture());
@@ -43,6 +45,59 @@ describe('mysql store specifics', () => {
     await t.rollback();
     const claimed = await f.store.claim({ owner: 'r1', limit: 10, now: 10_000, leaseMs: 1_000, ordered: true });
     expect(claimed.map((r) => r.messageId)).toEqual([head.messageId]);
+  });
+
+  // The claim's NOT EXISTS is a plain read of a snapshot taken as the claim starts, and its locking
+  // read sees rows committed later: two rows of a key committed in between were both claimed.
+  it('in ordered mode, claims only the head of a key whose rows commit while the claim scans', async () => {
+    const now = 10_000;
+    const first = newRow({ createdAt: 1 }); // due first: the claim's first check takes its snapshot here
+    await f.store.transaction((tx) => f.store.insert(tx, first, { ordered: true }));
+    // Due next, and held by another transaction: the claim takes tens of milliseconds to skip them.
+    for (let i = 0; i < 30_000; i += 1_000) {
+      const rows = Array.from({ length: 1_000 }, (_, j) => {
+        const key = `fill-${i + j}`;
+        return [randomUUID(), 'fill', key, 'fill', key, 1, '{}', '{}', 2, 2];
+      });
+      await f.pool.query(
+        `INSERT INTO ${f.store.outboxTable} (message_id, type, msg_key, topic, ordering_key, version, headers, payload, created_at, next_attempt_at) VALUES ?`,
+        [rows],
+      );
+    }
+    const hold = await f.begin();
+    try {
+      await hold.tx.query(`SELECT seq FROM ${f.store.outboxTable} WHERE type = 'fill' FOR UPDATE`);
+      for (let attempt = 1; ; attempt++) {
+        const key = `race-${attempt}`;
+        const [head, next] = [newRow({ orderingKey: key, createdAt: 3 }), newRow({ orderingKey: key, createdAt: 3 })];
+        const writer = await f.begin();
+        await f.store.insert(writer.tx, head, { ordered: true });
+        await f.store.insert(writer.tx, next, { ordered: true });
+        const claiming = f.store.claim({ owner: `r${attempt}`, limit: 100, now, leaseMs: 60_000, ordered: true });
+        await waitFor(
+          'the claim to execute',
+          async () => {
+            // MariaDB says 'Sending data', MySQL 8 'executing'; the claim's first row is read at once.
+            const [rows] = await f.pool.query(
+              "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND INFO LIKE '%SKIP LOCKED%' AND STATE IN ('Sending data', 'executing')",
+            );
+            return Number((rows as { n: number }[])[0]!.n) > 0;
+          },
+          10_000,
+          1,
+        );
+        await writer.commit();
+        const claimed = (await claiming).map((r) => r.messageId);
+        if (claimed.includes(head.messageId)) {
+          expect(claimed).not.toContain(next.messageId);
+          break;
+        }
+        // The claim passed the key's rows before they committed: try again with a new key.
+        expect(attempt).toBeLessThan(5);
+      }
+    } finally {
+      await hold.rollback();
+    }
   });
 
   it('rethrows a duplicate message id instead of reporting it as the same event', async () => {

@@ -31,17 +31,28 @@ ON DUPLICATE KEY UPDATE last_seq = last_seq + 1`;
 // Reads the transaction's own write (InnoDB shows a transaction its changes even in a snapshot).
 export const selectKeySeq = (t: TableNames) => `SELECT last_seq FROM ${t.outboxKeys} WHERE ordering_key = ?`;
 
-const earlierUnsent = (t: TableNames, prefix: string) => `AND NOT EXISTS (
+const earlierUnsent = (t: TableNames, prefix: string) => `(
     SELECT 1 FROM ${t.outbox} e FORCE INDEX (\`${indexNames(prefix).unsentKey}\`)
     WHERE e.ordering_key = c.ordering_key AND e.status IN ('pending', 'dead') AND e.key_seq > 0 AND e.key_seq < c.key_seq)`;
 
 /** ? now, ? limit. Run in a READ COMMITTED transaction so the locking read takes no gap locks. */
 export const selectClaimable = (t: TableNames, prefix: string, ordered: boolean) => `SELECT ${qualified('c')}
 FROM ${t.outbox} c FORCE INDEX (\`${indexNames(prefix).due}\`)
-WHERE c.status = 'pending' AND c.next_attempt_at <= ? ${ordered ? earlierUnsent(t, prefix) : ''}
+WHERE c.status = 'pending' AND c.next_attempt_at <= ? ${ordered ? `AND NOT EXISTS ${earlierUnsent(t, prefix)}` : ''}
 ORDER BY c.next_attempt_at, c.seq
 LIMIT ?
 FOR UPDATE SKIP LOCKED`;
+
+/**
+ * `count` seqs: those of the just-locked rows that an earlier unsent row of their key holds back.
+ * The claim's NOT EXISTS is a plain read of a snapshot taken as it starts, while its locking read sees
+ * rows committed later; two rows of a key committed in between are both locked, the second unchecked.
+ * This statement's snapshot postdates every commit the locking read saw, and a key's rows commit in
+ * key_seq order (the key row's lock), so it sees every earlier row of a row the claim locked.
+ */
+export const heldBack = (t: TableNames, prefix: string, count: number) => `SELECT c.seq
+FROM ${t.outbox} c
+WHERE c.seq IN (${list(count)}) AND EXISTS ${earlierUnsent(t, prefix)}`;
 
 /** ? lease-until, ? owner, then `count` seqs. */
 export const claimRows = (t: TableNames, count: number) =>

@@ -212,7 +212,15 @@ export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, Co
   async claim(req: ClaimRequest): Promise<OutboxRow[]> {
     const leaseUntil = req.now + req.leaseMs;
     const rows = await this.ownTransaction(async (tx) => {
-      const { rows } = await tx.query(sql.selectClaimable(this.tables, this.prefix, req.ordered), [req.now, req.limit]);
+      let { rows } = await tx.query(sql.selectClaimable(this.tables, this.prefix, req.ordered), [req.now, req.limit]);
+      if (req.ordered && rows.length > 0) {
+        const held = await tx.query(
+          sql.heldBack(this.tables, this.prefix, rows.length),
+          rows.map((r) => r.seq),
+        );
+        const skip = new Set(held.rows.map((r) => Number(r.seq)));
+        if (skip.size > 0) rows = rows.filter((r) => !skip.has(Number(r.seq)));
+      }
       if (rows.length > 0) {
         await tx.query(sql.claimRows(this.tables, rows.length), [leaseUntil, req.owner, ...rows.map((r) => r.seq)]);
       }
