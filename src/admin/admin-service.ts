@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { systemClock, type Clock } from '../core/clock.js';
-import { silentLogger, type Logger } from '../core/logger.js';
-import { parseOptions } from '../core/options.js';
+import { loggerOption, parseOptions } from '../core/options.js';
 import type {
   Actor,
   AdminJob,
@@ -56,9 +55,7 @@ const optionsSchema = z.object({
   inboxWindowMs: z.number().int().positive().optional(),
   maxJobRatePerSecond: z.number().positive().max(1_000_000).default(10_000),
   clock: z.custom<Clock>((v) => typeof (v as Clock | null)?.now === 'function', 'must have now()').default(systemClock),
-  logger: z
-    .custom<Logger>((v) => typeof (v as Logger | null)?.info === 'function', 'must be a logger')
-    .default(silentLogger),
+  logger: loggerOption(),
   /** Called after a job is created, e.g. to wake the job runner. */
   onJobCreated: fn<(job: AdminJob) => void>('a function').optional(),
 });

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { systemClock, type Clock } from '../core/clock.js';
 import { describeError } from '../core/errors.js';
-import { silentLogger, type Logger } from '../core/logger.js';
-import { parseOptions } from '../core/options.js';
+import { loggerOption, parseOptions } from '../core/options.js';
 import type { Overview } from '../ports/admin-store.js';
 import type { AdminService, AdminServiceStore } from './admin-service.js';
 import { InvalidInputError } from './admin-errors.js';
@@ -56,9 +55,7 @@ const optionsSchema = z.object({
   /** Admin reads running at once on one store; the rest wait their turn. */
   maxConcurrentReads: z.number().int().min(1).max(64).default(2),
   clock: z.custom<Clock>((v) => typeof (v as Clock | null)?.now === 'function', 'must have now()').default(systemClock),
-  logger: z
-    .custom<Logger>((v) => typeof (v as Logger | null)?.info === 'function', 'must be a logger')
-    .default(silentLogger),
+  logger: loggerOption(),
 });
 
 export type StoreDirectoryOptions = z.input<typeof optionsSchema>;

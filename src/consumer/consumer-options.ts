@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
-import { silentLogger, type Logger } from '../core/logger.js';
+import { neverThrowing, silentLogger, type Logger } from '../core/logger.js';
 import { parseOptions } from '../core/options.js';
 import type { ConsumerStore } from '../ports/consumer-store.js';
 import type { Subscriber } from '../ports/transport.js';
@@ -156,7 +156,7 @@ export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsum
     store,
     transport,
     clock: clock ?? systemClock,
-    logger: logger ?? silentLogger,
+    logger: logger ? neverThrowing(logger) : silentLogger,
     onDead,
   });
 }

@@ -97,6 +97,27 @@ for (const [broker, makeTransport] of Object.entries(transportFactories)) {
         expect(await store.inboxRecordedAt(bad.id, group)).toBeUndefined(); // its effects rolled back
       });
 
+      it('handles and dead-letters as usual when every log line throws', async () => {
+        await t.prepare(group, 'order.created');
+        let lines = 0;
+        const throwing = () => {
+          lines++;
+          throw new Error('log destination closed');
+        };
+        const logger = { debug: throwing, info: throwing, warn: throwing, error: throwing };
+        const c = consumer({ logger }).on('order.created', async (p: { fail?: boolean }, { tx, envelope }) => {
+          if (p.fail) throw new PermanentError('rejected');
+          await effects.insert(tx, envelope.id, group, 'ok');
+        });
+        await c.start();
+        const bad = await publish('order.created', wire({ type: 'order.created', payload: { fail: true } }));
+        const good = await publish('order.created', wire({ type: 'order.created', payload: {} }));
+        await waitFor('good handled', async () => (await effects.rows()).some((r) => r.message_id === good.id));
+        await waitFor('bad dead-lettered', async () => (await store.getDeadLetter(bad.id, group)) !== undefined);
+        expect(await store.getDeadLetter(bad.id, group)).toMatchObject({ status: 'dead', attempts: 1 });
+        expect(lines).toBeGreaterThan(0); // it did try to log, and the lines were dropped
+      });
+
       it('dead-letters a poison body and an unknown version at once without blocking', async () => {
         await t.prepare(group, 'order.created');
         const c = consumer().on(

@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import { z } from 'zod';
 import type { Clock } from '../../core/clock.js';
 import { systemClock } from '../../core/clock.js';
-import { silentLogger, type Logger } from '../../core/logger.js';
+import { loggerOption } from '../../core/options.js';
 import type { AdminServiceStore } from '../admin-service.js';
 import { tokenListSchema } from '../auth/token-set.js';
 import { STORE_NAME, STORE_NAME_RULE } from '../store-directory.js';
@@ -63,7 +63,7 @@ const baseSchema = z.object({
     .optional(),
   /** Serves its result at /api/doctor. */
   doctor: z.custom<() => Promise<unknown>>(isFn, 'must be a function returning a promise').optional(),
-  logger: z.custom<Logger>((v) => isFn((v as Logger | null)?.info), 'must be a logger').default(silentLogger),
+  logger: loggerOption(),
   clock: z.custom<Clock>((v) => isFn((v as Clock | null)?.now), 'must have now()').default(systemClock),
   /** Folder of the console's static files; false serves no console. Defaults to the package's console/. */
   consoleDir: z.union([z.string().min(1), z.literal(false)]).optional(),

@@ -3,8 +3,7 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { describeError, SuretyError } from '../../core/errors.js';
-import { silentLogger, type Logger } from '../../core/logger.js';
-import { parseOptions } from '../../core/options.js';
+import { loggerOption, parseOptions } from '../../core/options.js';
 import type { AdminJob, AdminStore } from '../../ports/admin-store.js';
 import { isLockConflict } from './lock-conflict.js';
 import { RowPacer } from './row-pacer.js';
@@ -35,9 +34,7 @@ const schema = z.object({
   /** Consecutive failed batches after which the job is marked failed (lock conflicts are retried, not counted). */
   maxBatchFailures: z.number().int().min(1).max(1_000).default(10),
   clock: z.custom<Clock>((v) => typeof (v as Clock | null)?.now === 'function', 'must have now()').default(systemClock),
-  logger: z
-    .custom<Logger>((v) => typeof (v as Logger | null)?.info === 'function', 'must be a logger')
-    .default(silentLogger),
+  logger: loggerOption(),
 });
 
 export type JobRunnerOptions = z.input<typeof schema>;

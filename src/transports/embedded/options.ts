@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../../core/clock.js';
 import { InvalidOptionError } from '../../core/errors.js';
-import { silentLogger, type Logger } from '../../core/logger.js';
+import { neverThrowing, silentLogger, type Logger } from '../../core/logger.js';
 import type { SubscribeOptions } from '../../ports/transport.js';
 import type { SqliteDatabase } from './driver.js';
 
@@ -101,7 +101,7 @@ export function parseEmbeddedOptions(options: EmbeddedTransportOptions): Embedde
     busyTimeoutMs: integerIn('busyTimeoutMs', options.busyTimeoutMs, 5_000, 0, 600_000),
     synchronous,
     maxBatchSize: integerIn('maxBatchSize', options.maxBatchSize, 1_000, 1, 100_000),
-    logger,
+    logger: neverThrowing(logger),
     clock,
   });
 }

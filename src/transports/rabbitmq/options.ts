@@ -1,6 +1,6 @@
 import { createBackoff, type Backoff, type BackoffOptions } from '../../core/backoff.js';
 import { InvalidOptionError } from '../../core/errors.js';
-import { silentLogger, type Logger } from '../../core/logger.js';
+import { neverThrowing, silentLogger, type Logger } from '../../core/logger.js';
 import { resolveTopology, type ResolvedTopology, type Topology } from './topology.js';
 import { nonEmptyString, optionalBoolean, optionalFunction, optionalInteger, optionalRecord } from './validate.js';
 
@@ -65,7 +65,7 @@ export function resolveOptions(input: RabbitMqTransportOptions): ResolvedRabbitM
   const declareExchange = optionalBoolean(raw.declareExchange, 'declareExchange', true);
   const route = optionalFunction<(topic: string) => RabbitMqRoute>(raw.route, 'route');
   const topology = resolveTopology(raw.topology as Topology | undefined);
-  const logger = raw.logger === undefined ? silentLogger : checkLogger(raw.logger);
+  const logger = raw.logger === undefined ? silentLogger : neverThrowing(checkLogger(raw.logger));
   const reconnectInput = optionalRecord(raw.reconnect, 'reconnect') as BackoffOptions | undefined;
   const withDefault =
     declareExchange && !topology.exchanges.some((e) => e.name === exchange)
