@@ -315,5 +315,26 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       await f.store.transaction((tx) => f.store.insert(tx, row, { ordered: false }));
       expect(await f.store.get(row.messageId)).toBeDefined();
     });
+
+    // The README's advice: issue the add together with the business statement (pipelined on pg).
+    it('adds rows issued at once with other statements, and keeps none when one of them fails', async () => {
+      const [a, b, c, d] = [newRow(), newRow(), newRow(), newRow()];
+      await f.store.transaction((tx) =>
+        Promise.all([
+          tx.query('SELECT 1'),
+          f.store.insert(tx, a, { ordered: false }),
+          f.store.insert(tx, b, { ordered: false }),
+        ]),
+      );
+      await expect(
+        f.store.transaction((tx) =>
+          Promise.all([tx.query('SELECT * FROM surety_no_such_table'), f.store.insert(tx, c, { ordered: false })]),
+        ),
+      ).rejects.toThrow(/surety_no_such_table/);
+      // The connection, and its prepared statements, still serve the next transaction.
+      await f.store.transaction((tx) => f.store.insert(tx, d, { ordered: false }));
+      const ids = (await claimAll(Date.now() + 60_000)).map((r) => r.messageId);
+      expect(ids.sort()).toEqual([a.messageId, b.messageId, d.messageId].sort());
+    });
   });
 }

@@ -4,18 +4,18 @@ import type { TableNames } from '../shared/naming.js';
 
 /** PostgreSQL statements of the outbox, one named function each. */
 
+// Both inserts report a new row by their row count (1, or 0 for a duplicate (type, key)).
 const insertRow = (t: TableNames) => `INSERT INTO ${t.outbox} (message_id, type, msg_key, topic, ordering_key, key_seq,
     version, headers, payload, traceparent, tracestate, created_at, next_attempt_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
-  ON CONFLICT (type, msg_key) DO NOTHING
-  RETURNING message_id`;
+  ON CONFLICT (type, msg_key) DO NOTHING`;
 
 // Inserts and, in the same statement, queues a NOTIFY that PostgreSQL delivers only on commit. The
 // commit then holds PostgreSQL's cluster-wide notify lock through its WAL flush.
-export const insertOutbox = (t: TableNames) => `WITH ins AS (${insertRow(t)})
-SELECT message_id, pg_notify($13, '') FROM ins`;
+export const insertOutbox = (t: TableNames) => `WITH ins AS (${insertRow(t)} RETURNING message_id)
+SELECT pg_notify($13, '') FROM ins`;
 
-// Inserts only: the NOTIFY follows the commit (notifyCommitted).
+// Inserts only: the NOTIFY follows the commit (notifyCommitted). No RETURNING: it cost about 9 µs.
 export const insertOutboxQuietly = insertRow;
 
 export const selectMessageIdByTypeKey = (t: TableNames) =>

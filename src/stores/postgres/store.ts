@@ -186,8 +186,8 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
     const insert = notify ? sql.insertOutbox(this.tables) : sql.insertOutboxQuietly(this.tables);
     const values = insertValues(row, keySeq);
     if (notify) values.push(this.notifyChannel);
-    const { rows } = await tx.query<{ message_id: string }>(insert, values, { name: statementName(insert) });
-    if (rows.length === 1) return { inserted: true, messageId: row.messageId };
+    const { rowCount } = await tx.query(insert, values, { name: statementName(insert) });
+    if (rowCount === 1) return { inserted: true, messageId: row.messageId };
     const existing = await tx.query<{ message_id: string }>(sql.selectMessageIdByTypeKey(this.tables), [
       row.type,
       row.key,
