@@ -82,8 +82,6 @@ export interface OutboxWriter {
    * in the statement). False leaves that to {@link notifyCommitted} after the commit.
    */
   insert(tx: SqlExecutor, row: NewOutboxRow, options: { ordered: boolean; notify?: boolean }): Promise<InsertResult>;
-  /** In-transaction signal that fires on commit (PostgreSQL NOTIFY); no-op where the database has none. */
-  notifyOnCommit(tx: SqlExecutor): Promise<void>;
   /**
    * Optional: signals relays elsewhere that rows were committed, outside any transaction, best effort.
    * Calls while a signal is in flight fold into one more after it (PostgreSQL: one NOTIFY at a time).

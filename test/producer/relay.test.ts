@@ -66,7 +66,7 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       return r;
     };
     const outbox = new Outbox({
-      store: { insert: (...a) => f.store.insert(...a), notifyOnCommit: (tx) => f.store.notifyOnCommit(tx) },
+      store: { insert: (...a) => f.store.insert(...a) },
     });
     const addCommitted = async (type: string, key?: string) => {
       const t = await f.begin();
@@ -294,7 +294,7 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       const queue = await probe.bindQueue('order.*');
       const clock = new ManualClock();
       const clocked = new Outbox({
-        store: { insert: (...a) => f.store.insert(...a), notifyOnCommit: async () => undefined },
+        store: { insert: (...a) => f.store.insert(...a) },
         clock,
       });
       const t = await f.begin();
@@ -326,7 +326,7 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       await probe.bindQueue('#');
       const clock = new ManualClock();
       const clocked = new Outbox({
-        store: { insert: (...a) => f.store.insert(...a), notifyOnCommit: async () => undefined },
+        store: { insert: (...a) => f.store.insert(...a) },
         clock,
       });
       const add = async (type: string) => {

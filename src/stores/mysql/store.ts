@@ -206,9 +206,6 @@ export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, Co
     }
   }
 
-  /** No-op: MySQL cannot signal commits; relays poll (and the in-process outbox wakes its relay). */
-  async notifyOnCommit(): Promise<void> {}
-
   async claim(req: ClaimRequest): Promise<OutboxRow[]> {
     const leaseUntil = req.now + req.leaseMs;
     const rows = await this.ownTransaction(async (tx) => {

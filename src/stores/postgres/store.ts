@@ -195,10 +195,6 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
     return { inserted: false, messageId: existing.rows[0]!.message_id };
   }
 
-  async notifyOnCommit(tx: SqlExecutor): Promise<void> {
-    await tx.query('SELECT pg_notify($1, $2)', [this.notifyChannel, '']);
-  }
-
   notifyCommitted(): void {
     this.notifier.signal();
   }

@@ -145,9 +145,6 @@ export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, C
     return { inserted: false, messageId: existing.rows[0]!.message_id };
   }
 
-  /** No-op: SQLite cannot signal commits to other processes; relays poll (and the in-process outbox wakes its relay). */
-  async notifyOnCommit(): Promise<void> {}
-
   async claim(req: ClaimRequest): Promise<OutboxRow[]> {
     const { rows } = await this.run(sql.claimOutbox(this.tables, this.prefix, req.ordered), [
       req.now + req.leaseMs,
