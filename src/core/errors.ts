@@ -18,6 +18,7 @@ export type SuretyErrorCode =
   | 'SURETY_TRANSPORT_CLOSED'
   | 'SURETY_STORE_FAILED'
   | 'SURETY_TRANSACTION_ABORTED'
+  | 'SURETY_TRANSACTION_ENDED'
   | 'SURETY_MIGRATION_FAILED'
   | 'SURETY_DRIVER_MISSING';
 
@@ -91,6 +92,19 @@ export class StoreError extends SuretyError {
 export class TransactionAbortedError extends SuretyError {
   constructor(detail: string, options?: { cause?: unknown }) {
     super('SURETY_TRANSACTION_ABORTED', detail, options);
+  }
+}
+
+/**
+ * A statement was issued on a transaction's executor after the transaction's work had settled: it
+ * would have run after COMMIT or ROLLBACK, outside the transaction, or on a connection back in the pool.
+ */
+export class TransactionEndedError extends SuretyError {
+  constructor() {
+    super(
+      'SURETY_TRANSACTION_ENDED',
+      'the transaction had already ended: a statement must be issued, and awaited, before the transaction callback returns or throws',
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import { someCause } from '../../core/errors.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
+import { runScoped } from '../shared/scoped-work.js';
 
 /** The part of a mysql2/promise `Connection`, `PoolConnection` or `Pool` Surety needs (declared here, not imported). */
 export interface MysqlQueryable {
@@ -92,7 +93,7 @@ export async function mysqlTransaction<T>(
     // Without SESSION, SET TRANSACTION affects only the next transaction, so the pooled connection stays clean.
     if (isolation) await conn.query(`SET TRANSACTION ISOLATION LEVEL ${isolation}`);
     await conn.query('START TRANSACTION');
-    const result = await work(mysqlExecutor(conn));
+    const result = await runScoped(mysqlExecutor(conn), work);
     await conn.query('COMMIT');
     return result;
   } catch (err) {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { TransactionAbortedError } from '../../core/errors.js';
 import { AsyncMutex } from '../shared/async-mutex.js';
 import type { QueryHints, SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
+import { runScoped } from '../shared/scoped-work.js';
 
 /** The part of a pg `Client`, `PoolClient` or `Pool` Surety needs (declared here, not imported from pg). */
 export interface PgQueryable {
@@ -139,7 +140,7 @@ export async function pgTransaction<T>(pool: PgPoolLike, work: (tx: SqlExecutor)
   const { client } = held;
   try {
     await client.query('BEGIN');
-    const result = await work(pgExecutor(client));
+    const result = await runScoped(pgExecutor(client), work);
     await pgCommit(client);
     held.release();
     return result;

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { StoreError } from '../../core/errors.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
+import { runScoped } from '../shared/scoped-work.js';
 import { AsyncMutex } from '../shared/async-mutex.js';
 
 /** The part of a better-sqlite3 `Statement` Surety needs (declared here, not imported from the driver). */
@@ -114,7 +115,7 @@ export function sqliteTransaction<T>(db: SqliteDatabaseLike, work: (tx: SqlExecu
   return withDatabaseLock(db, async () => {
     db.exec('BEGIN IMMEDIATE');
     try {
-      const result = await work(sqliteExecutor(db));
+      const result = await runScoped(sqliteExecutor(db), work);
       db.exec('COMMIT');
       return result;
     } catch (err) {
