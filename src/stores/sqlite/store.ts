@@ -142,7 +142,9 @@ export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, C
       row.type,
       row.key,
     ]);
-    return { inserted: false, messageId: existing.rows[0]!.message_id };
+    // Our own row when an executor reported no row count for the INSERT (one counting returned rows).
+    const messageId = existing.rows[0]!.message_id;
+    return { inserted: messageId.toLowerCase() === row.messageId.toLowerCase(), messageId };
   }
 
   async claim(req: ClaimRequest): Promise<OutboxRow[]> {
