@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
-import { neverThrowing, silentLogger, type Logger } from '../core/logger.js';
-import { parseOptions } from '../core/options.js';
+import type { Logger } from '../core/logger.js';
+import { loggerOption, parseOptions } from '../core/options.js';
 import type { ConsumerStore } from '../ports/consumer-store.js';
 import type { Subscriber } from '../ports/transport.js';
 import type { ConsumerRetentionOptions } from './consumer-retention.js';
@@ -28,6 +28,7 @@ const keepMs = z
   .refine((ms) => ms === 0 || ms >= 60_000, 'must be 0 (keep forever) or at least 60000 (one minute)');
 
 const schema = z.object({
+  logger: loggerOption(),
   group: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/, 'must be 1-100 characters of letters, digits and . _ : -'),
@@ -123,7 +124,7 @@ export interface ResolvedConsumerOptions {
 }
 
 export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsumerOptions {
-  const { store, transport, clock, logger, onDead, ...rest } = options;
+  const { store, transport, clock, onDead, ...rest } = options;
   if (!store) throw new InvalidOptionError('consumer.store', 'is required (a ConsumerStore)');
   if (!transport) throw new InvalidOptionError('consumer.transport', 'is required (a Subscriber)');
   const o = parseOptions(schema, rest, 'consumer');
@@ -156,7 +157,7 @@ export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsum
     store,
     transport,
     clock: clock ?? systemClock,
-    logger: logger ? neverThrowing(logger) : silentLogger,
+    logger: o.logger,
     onDead,
   });
 }

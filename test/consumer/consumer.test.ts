@@ -248,6 +248,15 @@ describe('consumer options', () => {
             transport: { subscribe: async () => ({ close: async () => undefined }) },
           }),
       ).toThrow(/consumer\.group/);
+      expect(
+        () =>
+          new Consumer({
+            group: 'billing',
+            store: f.store as unknown as ConsumerStore,
+            transport: { subscribe: async () => ({ close: async () => undefined }) },
+            logger: { info: () => undefined } as never,
+          }),
+      ).toThrow(/consumer\.logger.*debug, info, warn and error/);
     } finally {
       await f.teardown();
     }
