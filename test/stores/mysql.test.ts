@@ -51,9 +51,8 @@ describe('mysql store specifics', () => {
   // read sees rows committed later: two rows of a key committed in between were both claimed.
   it('in ordered mode, claims only the head of a key whose rows commit while the claim scans', async () => {
     const now = 10_000;
-    const first = newRow({ createdAt: 1 }); // due first: the claim's first check takes its snapshot here
-    await f.store.transaction((tx) => f.store.insert(tx, first, { ordered: true }));
-    // Due next, and held by another transaction: the claim takes tens of milliseconds to skip them.
+    // Due next after each attempt's opener, and held by another transaction: the claim takes tens of
+    // milliseconds to skip them all.
     for (let i = 0; i < 30_000; i += 1_000) {
       const rows = Array.from({ length: 1_000 }, (_, j) => {
         const key = `fill-${i + j}`;
@@ -64,22 +63,32 @@ describe('mysql store specifics', () => {
         [rows],
       );
     }
-    const hold = await f.begin();
+    const hold = await f.pool.getConnection();
+    const open: { rollback(): Promise<void> }[] = [];
     try {
-      await hold.tx.query(`SELECT seq FROM ${f.store.outboxTable} WHERE type = 'fill' FOR UPDATE`);
+      // READ COMMITTED: no gap locks, which would block the writers' inserts.
+      await hold.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
+      await hold.beginTransaction();
+      await hold.query(`SELECT seq FROM ${f.store.outboxTable} WHERE type = 'fill' FOR UPDATE`);
       for (let attempt = 1; ; attempt++) {
+        // Due first: the claim's first NOT EXISTS check, on this row, takes its snapshot.
+        await f.store.transaction((tx) => f.store.insert(tx, newRow({ createdAt: 1 }), { ordered: true }));
         const key = `race-${attempt}`;
         const [head, next] = [newRow({ orderingKey: key, createdAt: 3 }), newRow({ orderingKey: key, createdAt: 3 })];
         const writer = await f.begin();
+        open.push(writer);
         await f.store.insert(writer.tx, head, { ordered: true });
         await f.store.insert(writer.tx, next, { ordered: true });
         const claiming = f.store.claim({ owner: `r${attempt}`, limit: 100, now, leaseMs: 60_000, ordered: true });
+        claiming.catch(() => undefined); // awaited below; a failure meanwhile must not go unhandled
         await waitFor(
           'the claim to execute',
           async () => {
             // MariaDB says 'Sending data', MySQL 8 'executing'; the claim's first row is read at once.
             const [rows] = await f.pool.query(
-              "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND INFO LIKE '%SKIP LOCKED%' AND STATE IN ('Sending data', 'executing')",
+              `SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID()
+                AND INFO LIKE '%SKIP LOCKED%' AND INFO LIKE ? AND STATE IN ('Sending data', 'executing')`,
+              [`%${f.prefix}outbox%`],
             );
             return Number((rows as { n: number }[])[0]!.n) > 0;
           },
@@ -87,6 +96,7 @@ describe('mysql store specifics', () => {
           1,
         );
         await writer.commit();
+        open.pop();
         const claimed = (await claiming).map((r) => r.messageId);
         if (claimed.includes(head.messageId)) {
           expect(claimed).not.toContain(next.messageId);
@@ -96,7 +106,9 @@ describe('mysql store specifics', () => {
         expect(attempt).toBeLessThan(5);
       }
     } finally {
+      for (const t of open) await t.rollback();
       await hold.rollback();
+      hold.release();
     }
   });
 
