@@ -64,6 +64,15 @@ export function isPipelined(client: PgQueryable): boolean {
  * await pgCommit(client); // not client.query('COMMIT'): see pgCommit
  */
 export function pgExecutor(client: PgQueryable): SqlExecutor {
+  return inOrder(client).tx;
+}
+
+/**
+ * The executor of a client, and a way to send COMMIT or ROLLBACK after every statement issued on it
+ * so far: on a plain client statements wait their turn in a queue, which a direct `client.query`
+ * would overtake; on a pipelined one they are already on the wire, in order.
+ */
+function inOrder(client: PgQueryable): { tx: SqlExecutor; control: PgQueryable } {
   const run = async <R>(sql: string, values?: readonly unknown[], hints?: QueryHints): Promise<SqlResult<R>> => {
     const res = hints?.name
       ? await (client as unknown as PgPreparing).query({
@@ -77,9 +86,9 @@ export function pgExecutor(client: PgQueryable): SqlExecutor {
   if (isPipelined(client)) {
     // pg writes each query with its own syscall; statements issued in one turn go out in one write.
     const stream = (client as { connection?: { stream?: Corkable } }).connection?.stream;
-    if (!stream?.cork || !stream.uncork) return { query: run };
+    if (!stream?.cork || !stream.uncork) return { tx: { query: run }, control: client };
     let corked = false;
-    return {
+    const tx: SqlExecutor = {
       query: (sql, values, hints) => {
         if (!corked) {
           corked = true;
@@ -92,9 +101,13 @@ export function pgExecutor(client: PgQueryable): SqlExecutor {
         return run(sql, values, hints);
       },
     };
+    return { tx, control: client };
   }
   const queue = new AsyncMutex();
-  return { query: (sql, values, hints) => queue.run(() => run(sql, values, hints)) };
+  return {
+    tx: { query: (sql, values, hints) => queue.run(() => run(sql, values, hints)) },
+    control: { query: (text, values) => queue.run(() => client.query(text, values)) },
+  };
 }
 
 /**
@@ -138,14 +151,16 @@ export async function pgCommit(client: PgQueryable): Promise<void> {
 export async function pgTransaction<T>(pool: PgPoolLike, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
   const held = await HeldClient.from(pool);
   const { client } = held;
+  // COMMIT and ROLLBACK follow every statement issued before `work` settled; later ones are refused.
+  const { tx, control } = inOrder(client);
   try {
     await client.query('BEGIN');
-    const result = await runScoped(pgExecutor(client), work);
-    await pgCommit(client);
+    const result = await runScoped(tx, work);
+    await pgCommit(control);
     held.release();
     return result;
   } catch (err) {
-    const rolledBack = await client.query('ROLLBACK').then(
+    const rolledBack = await control.query('ROLLBACK').then(
       () => true,
       () => false,
     );

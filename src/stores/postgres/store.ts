@@ -192,9 +192,7 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
       row.type,
       row.key,
     ]);
-    // Our own row when an executor reported no row count for the INSERT (one counting returned rows).
-    const messageId = existing.rows[0]!.message_id;
-    return { inserted: messageId.toLowerCase() === row.messageId.toLowerCase(), messageId };
+    return { inserted: false, messageId: existing.rows[0]!.message_id };
   }
 
   notifyCommitted(): void {

@@ -142,9 +142,7 @@ export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, C
       row.type,
       row.key,
     ]);
-    // Our own row when an executor reported no row count for the INSERT (one counting returned rows).
-    const messageId = existing.rows[0]!.message_id;
-    return { inserted: messageId.toLowerCase() === row.messageId.toLowerCase(), messageId };
+    return { inserted: false, messageId: existing.rows[0]!.message_id };
   }
 
   async claim(req: ClaimRequest): Promise<OutboxRow[]> {
