@@ -111,7 +111,8 @@ async function main(): Promise<void> {
       `  the broker alone, publish -> confirm at the same pace: p50 ${brokerLat.p50.toFixed(2)} ms   p99 ${brokerLat.p99.toFixed(2)} ms   max ${brokerLat.max.toFixed(2)} ms\n`,
     );
 
-    // On the store's own pool, pipelined as deployed: statements issued at once share a round trip.
+    // On the store's own pool, as deployed (pipelined unless BENCH_RELAY_POOL=plain): statements issued at
+    // once share a round trip.
     const cost = await insertOverhead(relayStore, new Outbox({ store: relayStore }));
     const sharing = relayStore === store ? 'but one after the other on this plain pool' : 'one round trip for both';
     const extra = (ms: number) => `+${((ms / cost.plain - 1) * 100).toFixed(1)} %`;

@@ -18,12 +18,12 @@ export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, pre
 
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
-/** A pino-compatible logger, silent by default, that drops a line it cannot write (see neverThrowing). */
+/** A pino-compatible logger, silent when absent (or null), that drops a line it cannot write (see neverThrowing). */
 export const loggerOption = () =>
   z
     .custom<Logger>(
       (v) => LEVELS.every((level) => typeof (v as Record<string, unknown> | null)?.[level] === 'function'),
       'must be a logger with debug, info, warn and error methods (pino-compatible)',
     )
-    .default(silentLogger)
-    .transform(neverThrowing);
+    .nullish()
+    .transform((logger) => (logger ? neverThrowing(logger) : silentLogger));
