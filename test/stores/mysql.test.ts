@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import mysql from 'mysql2';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SqlExecutor } from '../../src/ports/sql-executor.js';
 import { createMysqlOutboxStore } from '../../src/stores/mysql/index.js';
 import { runOutboxStoreConformance } from '../conformance/outbox-store-suite.js';
 import { testEnv } from '../support/env.js';
@@ -110,6 +111,70 @@ describe('mysql store specifics', () => {
       await hold.rollback();
       hold.release();
     }
+  });
+
+  // InnoDB rolls the whole transaction back on a deadlock; mysql2 would still send the statements
+  // queued behind the victim, and they would run in autocommit.
+  it('runs nothing queued behind a statement that deadlocked, and refuses to commit after one', async () => {
+    const table = `${f.prefix}rows`;
+    await f.pool.query(`CREATE TABLE ${table} (id INT PRIMARY KEY, v INT NOT NULL)`);
+    await f.pool.query(`INSERT INTO ${table} (id, v) VALUES (1, 0), (2, 0)`);
+    /**
+     * Runs `work` in a store transaction that has updated row 2, with a `wait` that updates row 1,
+     * which another transaction holds; that one, heavier so that InnoDB picks ours as the victim,
+     * then asks for row 2. Returns what the store transaction threw.
+     */
+    let round = 0;
+    const deadlocked = async (work: (tx: SqlExecutor, wait: () => Promise<unknown>) => Promise<unknown>) => {
+      // Its own text, so that a view left from the last round cannot pass for this one.
+      const waiting = `UPDATE ${table} SET v = v + ${++round} WHERE id = 1`;
+      const other = await f.pool.getConnection();
+      let ours: Promise<unknown> | undefined;
+      try {
+        await other.beginTransaction();
+        await other.query(`UPDATE ${table} SET v = v + 1 WHERE id = 1`);
+        await other.query(`INSERT INTO ${table} (id, v) VALUES ?`, [
+          Array.from({ length: 200 }, (_, i) => [100 + i, 0]),
+        ]);
+        ours = f.store
+          .transaction(async (tx) => {
+            await tx.query(`UPDATE ${table} SET v = v + 1 WHERE id = 2`);
+            return work(tx, () => tx.query(waiting));
+          })
+          .then(
+            () => undefined,
+            (err: unknown) => err,
+          );
+        await waitFor(
+          'our transaction to wait for row 1',
+          async () => {
+            const [rows] = await f.pool.query(
+              "SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT' AND trx_query = ?",
+              [waiting],
+            );
+            return Number((rows as { n: number }[])[0]!.n) > 0;
+          },
+          10_000,
+          150, // InnoDB refreshes this view only when it was not read in the last 100 ms
+        );
+        await other.query(`UPDATE ${table} SET v = v + 1 WHERE id = 2`); // the cycle: ours is rolled back
+      } finally {
+        await other.rollback();
+        other.release();
+      }
+      return ours;
+    };
+    const row = newRow();
+    const queued = await deadlocked((tx, wait) =>
+      Promise.all([wait(), f.store.insert(tx, row, { ordered: false }), tx.query(`DELETE FROM ${table}`)]),
+    );
+    expect((queued as { errno?: number }).errno).toBe(1213);
+    expect(await f.store.get(row.messageId)).toBeUndefined();
+    const [left] = await f.pool.query(`SELECT COUNT(*) AS n FROM ${table}`);
+    expect(Number((left as { n: number }[])[0]!.n)).toBe(2);
+    // A caller that catches the deadlock and carries on must not be told its work committed.
+    const caught = await deadlocked((_tx, wait) => wait().catch(() => 'carried on'));
+    expect((caught as { code?: string }).code).toBe('SURETY_TRANSACTION_ABORTED');
   });
 
   it('rethrows a duplicate message id instead of reporting it as the same event', async () => {

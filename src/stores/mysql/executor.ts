@@ -1,5 +1,6 @@
-import { someCause } from '../../core/errors.js';
+import { someCause, TransactionAbortedError } from '../../core/errors.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
+import { AsyncMutex } from '../shared/async-mutex.js';
 import { runScoped } from '../shared/scoped-work.js';
 
 /** The part of a mysql2/promise `Connection`, `PoolConnection` or `Pool` Surety needs (declared here, not imported). */
@@ -88,20 +89,67 @@ export async function mysqlTransaction<T>(
   isolation?: MysqlIsolationLevel,
 ): Promise<T> {
   const conn = await pool.getConnection();
+  const tx = new TransactionStatements(conn);
   let healthy = true;
   try {
     // Without SESSION, SET TRANSACTION affects only the next transaction, so the pooled connection stays clean.
     if (isolation) await conn.query(`SET TRANSACTION ISOLATION LEVEL ${isolation}`);
     await conn.query('START TRANSACTION');
-    const result = await runScoped(mysqlExecutor(conn), work);
-    await conn.query('COMMIT');
+    const result = await runScoped(tx, work);
+    await tx.commit();
     return result;
   } catch (err) {
     // A connection whose rollback failed may still hold a transaction: never hand it back to the pool.
-    await conn.query('ROLLBACK').catch(() => (healthy = false));
+    await tx.rollback().catch(() => (healthy = false));
     throw err;
   } finally {
     if (healthy) conn.release();
     else conn.destroy();
+  }
+}
+
+/**
+ * The statements of one transaction, handed to mysql2 one at a time (it sends them one at a time
+ * anyway) so that after a deadlock, for which InnoDB rolls the whole transaction back, none behind
+ * it runs: sent, it would run in autocommit. COMMIT and ROLLBACK wait behind what was issued before.
+ */
+class TransactionStatements implements SqlExecutor {
+  private readonly queue = new AsyncMutex();
+  private readonly statements: SqlExecutor;
+  private rolledBack: unknown;
+
+  constructor(private readonly conn: MysqlQueryable) {
+    this.statements = mysqlExecutor(conn);
+  }
+
+  query<R>(sql: string, values?: readonly unknown[]): Promise<SqlResult<R>> {
+    return this.queue.run(async () => {
+      this.refuseAfterRollback('this statement was not run');
+      try {
+        return await this.statements.query<R>(sql, values);
+      } catch (err) {
+        if ((err as { errno?: unknown } | null)?.errno === 1213) this.rolledBack = err;
+        throw err;
+      }
+    });
+  }
+
+  /** Refuses when a deadlock rolled the transaction back, even if its error was caught: COMMIT would write nothing. */
+  commit(): Promise<void> {
+    return this.queue.run(async () => {
+      this.refuseAfterRollback('nothing of it was written');
+      await this.conn.query('COMMIT');
+    });
+  }
+
+  rollback(): Promise<void> {
+    return this.queue.run(async () => void (await this.conn.query('ROLLBACK')));
+  }
+
+  private refuseAfterRollback(what: string): void {
+    if (this.rolledBack === undefined) return;
+    throw new TransactionAbortedError(`MySQL rolled the transaction back after a deadlock: ${what}`, {
+      cause: this.rolledBack,
+    });
   }
 }
