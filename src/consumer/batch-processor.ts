@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isMessageId, type Envelope } from '../core/envelope.js';
 import { describeError, PoisonMessageError, TransactionAbortedError } from '../core/errors.js';
+import { runScoped } from '../core/scoped-work.js';
 import { decodeEnvelope, WIRE_HEADERS } from '../core/wire.js';
 import type { FailureRecord } from '../ports/consumer-store.js';
 import type { SqlExecutor } from '../ports/sql-executor.js';
@@ -110,12 +111,15 @@ export class BatchProcessor {
       return { kind: 'duplicate' };
     }
     try {
-      await resolved.handler(resolved.envelope.payload, {
-        tx,
-        envelope: resolved.envelope,
-        group,
-        replay: item.replay,
-      });
+      // Statements the handler issues after it settled would follow ROLLBACK TO SAVEPOINT: refused.
+      await runScoped(tx, (scoped) =>
+        resolved.handler(resolved.envelope.payload, {
+          tx: scoped,
+          envelope: resolved.envelope,
+          group,
+          replay: item.replay,
+        }),
+      );
     } catch (handlerError) {
       // If the rollback itself fails the transaction is gone: that is the database, not the handler.
       await tx.query('ROLLBACK TO SAVEPOINT surety_msg');

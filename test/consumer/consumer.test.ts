@@ -118,6 +118,55 @@ for (const [broker, makeTransport] of Object.entries(transportFactories)) {
         expect(lines).toBeGreaterThan(0); // it did try to log, and the lines were dropped
       });
 
+      it('keeps nothing a failed handler was still writing when it threw', async () => {
+        await t.prepare(group, 'order.created');
+        const c = consumer().on('order.created', async (p: { fail?: boolean }, { tx, envelope }) => {
+          const writes = effects
+            .insert(tx, envelope.id, group, 'first')
+            .then(() => effects.insert(tx, envelope.id, group, 'second')); // issued once the first is done
+          if (!p.fail) return void (await writes);
+          writes.catch(() => undefined); // refused once the handler has thrown
+          throw new PermanentError('rejected while writing');
+        });
+        await c.start();
+        const bad = await publish('order.created', wire({ type: 'order.created', payload: { fail: true } }));
+        const good = await publish('order.created', wire({ type: 'order.created', payload: {} }));
+        await waitFor('bad dead-lettered', async () => (await store.getDeadLetter(bad.id, group)) !== undefined);
+        await waitFor(
+          'good handled',
+          async () => (await effects.rows()).filter((r) => r.message_id === good.id).length === 2,
+        );
+        expect((await effects.rows()).filter((r) => r.message_id === bad.id)).toEqual([]);
+      });
+
+      // In the rerun under savepoints, what a failed handler still had under way would follow
+      // ROLLBACK TO SAVEPOINT and commit with the batch.
+      it('keeps nothing a handler that fails on the rerun was still writing', async () => {
+        await t.prepare(group, 'order.created');
+        const calls = new Map<string, number>();
+        const c = consumer().on('order.created', async (p: { fail?: boolean }, { tx, envelope }) => {
+          if (p.fail) throw new PermanentError('fails every time'); // makes the batch run again
+          const call = (calls.get(envelope.id) ?? 0) + 1;
+          calls.set(envelope.id, call);
+          const writes = effects
+            .insert(tx, envelope.id, group, 'first')
+            .then(() => effects.insert(tx, envelope.id, group, 'second'));
+          if (call === 1) return void (await writes);
+          writes.catch(() => undefined); // refused once the handler has thrown
+          throw new PermanentError('fails on the rerun');
+        });
+        // Both in the queue before the consumer starts, so that they share a batch, the flaky one first:
+        // it succeeds in the first pass, which the other then fails.
+        const flaky = await publish('order.created', wire({ type: 'order.created', payload: {} }));
+        const bad = await publish('order.created', wire({ type: 'order.created', payload: { fail: true } }));
+        await c.start();
+        await waitFor('both dead-lettered', async () =>
+          Boolean((await store.getDeadLetter(bad.id, group)) && (await store.getDeadLetter(flaky.id, group))),
+        );
+        expect(calls.get(flaky.id)).toBe(2); // once in the batch's first pass, once in its rerun
+        expect((await effects.rows()).filter((r) => r.message_id === flaky.id)).toEqual([]);
+      });
+
       it('dead-letters a poison body and an unknown version at once without blocking', async () => {
         await t.prepare(group, 'order.created');
         const c = consumer().on(

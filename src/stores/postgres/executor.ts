@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { TransactionAbortedError } from '../../core/errors.js';
 import { AsyncMutex } from '../shared/async-mutex.js';
 import type { QueryHints, SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
-import { runScoped } from '../shared/scoped-work.js';
+import { runScoped } from '../../core/scoped-work.js';
 
 /** The part of a pg `Client`, `PoolClient` or `Pool` Surety needs (declared here, not imported from pg). */
 export interface PgQueryable {
