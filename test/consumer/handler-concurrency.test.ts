@@ -304,8 +304,8 @@ describe('PostgreSQL: statements of concurrent handlers, and errors a handler sw
   });
 });
 
-describe('MySQL: a deadlock a handler catches', () => {
-  it('sends nothing after it, so nothing commits outside the batch and no effect counts twice', async () => {
+describe('MySQL: a deadlock in the batch', () => {
+  it('caught by a handler, sends nothing after it, so nothing commits outside the batch and no effect counts twice', async () => {
     const f = await makeMysqlFixture('hc_deadlock');
     const other = await f.pool.getConnection();
     try {
@@ -351,6 +351,49 @@ describe('MySQL: a deadlock a handler catches', () => {
         'duplicate',
       ]);
       expect((await effects.rows()).map((r) => r.note).sort()).toEqual(['0', '1', '2']);
+    } finally {
+      other.release();
+      await f.pool.query(`DROP TABLE IF EXISTS ${f.prefix}locks, ${f.prefix}ballast, ${f.prefix}effects`);
+      await f.teardown();
+    }
+  });
+  it('runs nothing another handler had queued behind the statement that deadlocked', async () => {
+    const f = await makeMysqlFixture('hc_deadlock_queued');
+    const other = await f.pool.getConnection();
+    try {
+      const effects = await effectsTable(f);
+      const locks = `${f.prefix}locks`;
+      const ballast = `${f.prefix}ballast`;
+      await f.pool.query(`CREATE TABLE ${locks} (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB`);
+      await f.pool.query(`INSERT INTO ${locks} VALUES (1, 0), (2, 0)`);
+      await f.pool.query(`CREATE TABLE ${ballast} (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB`);
+      await f.pool.query(`INSERT INTO ${ballast} SELECT seq, 0 FROM seq_1_to_2000`);
+      // The other transaction changes many rows, so InnoDB picks the consumer's as the deadlock victim.
+      await other.query('START TRANSACTION');
+      await other.query(`UPDATE ${ballast} SET v = v + 1`);
+      await other.query(`UPDATE ${locks} SET v = 1 WHERE id = 2`);
+      let otherUpdate: Promise<unknown> | undefined;
+      const blocking = signal();
+      const consumer = consumerOn(f.store, 2).on('order.created', async (p: { n: number }, { tx, envelope }) => {
+        if (p.n === 0 && otherUpdate === undefined) {
+          await tx.query(`UPDATE ${locks} SET v = 1 WHERE id = 1`);
+          otherUpdate = other.query(`UPDATE ${locks} SET v = 2 WHERE id = 1`);
+          const deadlocks = tx.query(`UPDATE ${locks} SET v = 1 WHERE id = 2`);
+          blocking.fire(); // the other handler's insert now queues behind this statement
+          await deadlocks;
+        }
+        if (p.n === 1) await blocking.fired;
+        await effects.insert(tx, envelope.id, 'g', String(p.n));
+      });
+      const messages = [0, 1, 2].map((n) => wire({ type: 'order.created', key: `k${n}`, payload: { n } }));
+      const outcomes = await consumer.processor.process(items(messages));
+      await otherUpdate;
+      await other.query('COMMIT');
+      // The batch ran again after the deadlock: each handled message's effect is there once (an insert
+      // sent after the rollback would have committed on its own and counted twice), and nothing else.
+      expect(outcomes.slice(1).map((o) => o.kind)).toEqual(['handled', 'handled']);
+      const handled = outcomes.flatMap((o, n) => (o.kind === 'handled' ? [String(n)] : []));
+      expect((await effects.rows()).map((r) => r.note).sort()).toEqual(handled);
     } finally {
       other.release();
       await f.pool.query(`DROP TABLE IF EXISTS ${f.prefix}locks, ${f.prefix}ballast, ${f.prefix}effects`);
