@@ -6,6 +6,14 @@ export interface Logger {
   error(obj: object, msg?: string): void;
 }
 
+/** The levels every logger Surety accepts must have. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
+/** Whether `value` has every level of {@link Logger} as a method. */
+export function isLogger(value: unknown): value is Logger {
+  return LOG_LEVELS.every((level) => typeof (value as Record<string, unknown> | null)?.[level] === 'function');
+}
+
 const noop = () => undefined;
 
 /** Discards everything; the default where a component has no logger of its own. */

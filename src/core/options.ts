@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { InvalidOptionError } from './errors.js';
-import { neverThrowing, silentLogger, type Logger } from './logger.js';
+import { isLogger, neverThrowing, silentLogger, type Logger } from './logger.js';
 
 /**
  * Parses options once, at construction, into a frozen object. The first problem becomes an
@@ -16,14 +16,9 @@ export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, pre
   return Object.freeze(result.data) as Readonly<z.output<S>>;
 }
 
-const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
-
 /** A pino-compatible logger, silent when absent (or null), that drops a line it cannot write (see neverThrowing). */
 export const loggerOption = () =>
   z
-    .custom<Logger>(
-      (v) => LEVELS.every((level) => typeof (v as Record<string, unknown> | null)?.[level] === 'function'),
-      'must be a logger with debug, info, warn and error methods (pino-compatible)',
-    )
+    .custom<Logger>(isLogger, 'must be a logger with debug, info, warn and error methods (pino-compatible)')
     .nullish()
     .transform((logger) => (logger ? neverThrowing(logger) : silentLogger));

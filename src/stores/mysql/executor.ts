@@ -1,7 +1,7 @@
 import { someCause, TransactionAbortedError } from '../../core/errors.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
-import { AsyncMutex } from '../shared/async-mutex.js';
 import { runScoped } from '../../core/scoped-work.js';
+import { AsyncMutex } from '../shared/async-mutex.js';
 
 /** The part of a mysql2/promise `Connection`, `PoolConnection` or `Pool` Surety needs (declared here, not imported). */
 export interface MysqlQueryable {
@@ -67,6 +67,11 @@ export function isDuplicateKey(err: unknown): boolean {
   );
 }
 
+/** errno 1213 (ER_LOCK_DEADLOCK): InnoDB chose this transaction as a deadlock victim and rolled all of it back. */
+export function isDeadlock(err: unknown): boolean {
+  return (err as { errno?: unknown } | null)?.errno === 1213;
+}
+
 /** errno 1061 (ER_DUP_KEYNAME): the index a migration adds is already there. */
 export function isDuplicateKeyName(err: unknown): boolean {
   return (err as { errno?: unknown } | null)?.errno === 1061;
@@ -128,7 +133,7 @@ class TransactionStatements implements SqlExecutor {
       try {
         return await this.statements.query<R>(sql, values);
       } catch (err) {
-        if ((err as { errno?: unknown } | null)?.errno === 1213) this.rolledBack = err;
+        if (isDeadlock(err)) this.rolledBack = err;
         throw err;
       }
     });

@@ -25,6 +25,7 @@ import { statsFromRows } from '../shared/stats.js';
 import * as adminSql from './admin-sql.js';
 import { MysqlConsumerOps } from './consumer-ops.js';
 import {
+  isDeadlock,
   isDuplicateKey,
   mysqlExecutor,
   mysqlTransaction,
@@ -100,8 +101,8 @@ async function retryDeadlocks<T>(work: () => Promise<T>, attempts = 4): Promise<
     try {
       return await work();
     } catch (err) {
-      const errno = (err as { errno?: unknown }).errno;
-      if (i >= attempts || (errno !== 1213 && errno !== 1205)) throw err;
+      // errno 1205: a lock wait timeout, which rolls back only the statement.
+      if (i >= attempts || !(isDeadlock(err) || (err as { errno?: unknown }).errno === 1205)) throw err;
       await new Promise((r) => setTimeout(r, 5 * i + Math.random() * 10));
     }
   }

@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../../core/clock.js';
 import { InvalidOptionError } from '../../core/errors.js';
-import { neverThrowing, silentLogger, type Logger } from '../../core/logger.js';
+import { isLogger, neverThrowing, silentLogger, type Logger } from '../../core/logger.js';
 import type { SubscribeOptions } from '../../ports/transport.js';
 import type { SqliteDatabase } from './driver.js';
 
@@ -83,13 +83,7 @@ export function parseEmbeddedOptions(options: EmbeddedTransportOptions): Embedde
   if (synchronous !== 'full' && synchronous !== 'normal')
     throw new InvalidOptionError('synchronous', 'must be "full" or "normal"');
   const logger = options.logger ?? silentLogger;
-  if (
-    ['debug', 'info', 'warn', 'error'].some(
-      (level) => typeof (logger as unknown as Record<string, unknown>)[level] !== 'function',
-    )
-  ) {
-    throw new InvalidOptionError('logger', 'must have debug, info, warn and error methods');
-  }
+  if (!isLogger(logger)) throw new InvalidOptionError('logger', 'must have debug, info, warn and error methods');
   const clock = options.clock ?? systemClock;
   if (typeof clock.now !== 'function') throw new InvalidOptionError('clock', 'must have a now() method');
   return Object.freeze({

@@ -1,6 +1,6 @@
 import { createBackoff, type Backoff, type BackoffOptions } from '../../core/backoff.js';
 import { InvalidOptionError } from '../../core/errors.js';
-import { neverThrowing, silentLogger, type Logger } from '../../core/logger.js';
+import { LOG_LEVELS, neverThrowing, silentLogger, type Logger } from '../../core/logger.js';
 import { resolveTopology, type ResolvedTopology, type Topology } from './topology.js';
 import { nonEmptyString, optionalBoolean, optionalFunction, optionalInteger, optionalRecord } from './validate.js';
 
@@ -93,7 +93,7 @@ export function resolveOptions(input: RabbitMqTransportOptions): ResolvedRabbitM
 
 function checkLogger(value: unknown): Logger {
   const logger = value as Record<string, unknown>;
-  for (const level of ['debug', 'info', 'warn', 'error']) {
+  for (const level of LOG_LEVELS) {
     if (typeof logger?.[level] !== 'function')
       throw new InvalidOptionError('logger', `must have a ${level}(obj, msg) method (pino-compatible)`);
   }
