@@ -279,33 +279,20 @@ describe('consumer options', () => {
   it('refuses two retry engines on one consumer', async () => {
     const f = await storeFixtures.sqlite('opts');
     try {
-      expect(
-        () =>
-          new Consumer({
-            group: 'billing',
-            store: f.store as unknown as ConsumerStore,
-            transport: { subscribe: async () => ({ close: async () => undefined }) },
-            deadLetters: { scheduleMs: [1000] },
-            brokerRetry: { enabled: true },
-          }),
-      ).toThrow(/consumer\.brokerRetry.*choose one retry engine/);
-      expect(
-        () =>
-          new Consumer({
-            group: 'bad group!',
-            store: f.store as unknown as ConsumerStore,
-            transport: { subscribe: async () => ({ close: async () => undefined }) },
-          }),
-      ).toThrow(/consumer\.group/);
-      expect(
-        () =>
-          new Consumer({
-            group: 'billing',
-            store: f.store as unknown as ConsumerStore,
-            transport: { subscribe: async () => ({ close: async () => undefined }) },
-            logger: { info: () => undefined } as never,
-          }),
-      ).toThrow(/consumer\.logger.*debug, info, warn and error/);
+      const make = (extra: Partial<ConstructorParameters<typeof Consumer>[0]>) => () =>
+        new Consumer({
+          group: 'billing',
+          store: f.store as unknown as ConsumerStore,
+          transport: { subscribe: async () => ({ close: async () => undefined }) },
+          ...extra,
+        });
+      expect(make({ deadLetters: { scheduleMs: [1000] }, brokerRetry: { enabled: true } })).toThrow(
+        /consumer\.brokerRetry.*choose one retry engine/,
+      );
+      expect(make({ group: 'bad group!' })).toThrow(/consumer\.group/);
+      expect(make({ logger: { info: () => undefined } as never })).toThrow(
+        /consumer\.logger.*debug, info, warn and error/,
+      );
     } finally {
       await f.teardown();
     }

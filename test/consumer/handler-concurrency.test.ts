@@ -1,3 +1,4 @@
+import type { PoolConnection } from 'mysql2/promise';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
@@ -6,6 +7,7 @@ import type { ConsumerStore } from '../../src/ports/consumer-store.js';
 import type { OutboxStore } from '../../src/ports/outbox-store.js';
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
 import { Outbox } from '../../src/producer/outbox.js';
+import type { MysqlOutboxStore } from '../../src/stores/mysql/index.js';
 import { createPostgresOutboxStore, type PostgresOutboxStore } from '../../src/stores/postgres/index.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { makeMysqlFixture } from '../stores/mysql-fixture.js';
@@ -304,28 +306,44 @@ describe('PostgreSQL: statements of concurrent handlers, and errors a handler sw
   });
 });
 
+/**
+ * A MySQL store with an effects table and a `locks` table of rows 1 and 2, and another transaction
+ * that holds row 2 and has changed 2,000 rows, so InnoDB picks the consumer's as the deadlock victim.
+ */
+async function withDeadlockScene(
+  label: string,
+  test: (scene: { store: MysqlOutboxStore; other: PoolConnection; effects: Effects; locks: string }) => Promise<void>,
+): Promise<void> {
+  const f = await makeMysqlFixture(label);
+  const other = await f.pool.getConnection();
+  try {
+    const effects = await effectsTable(f);
+    const locks = `${f.prefix}locks`;
+    const ballast = `${f.prefix}ballast`;
+    await f.pool.query(`CREATE TABLE ${locks} (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB`);
+    await f.pool.query(`INSERT INTO ${locks} VALUES (1, 0), (2, 0)`);
+    await f.pool.query(`CREATE TABLE ${ballast} (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB`);
+    await f.pool.query(
+      `INSERT INTO ${ballast} SELECT seq, 0 FROM seq_1_to_2000`, // MariaDB's sequence engine
+    );
+    await other.query('START TRANSACTION');
+    await other.query(`UPDATE ${ballast} SET v = v + 1`);
+    await other.query(`UPDATE ${locks} SET v = 1 WHERE id = 2`);
+    await test({ store: f.store, other, effects, locks });
+  } finally {
+    other.release();
+    await f.pool.query(`DROP TABLE IF EXISTS ${f.prefix}locks, ${f.prefix}ballast, ${f.prefix}effects`);
+    await f.teardown();
+  }
+}
+
 describe('MySQL: a deadlock in the batch', () => {
   it('caught by a handler, sends nothing after it, so nothing commits outside the batch and no effect counts twice', async () => {
-    const f = await makeMysqlFixture('hc_deadlock');
-    const other = await f.pool.getConnection();
-    try {
-      const effects = await effectsTable(f);
-      const locks = `${f.prefix}locks`;
-      const ballast = `${f.prefix}ballast`;
-      await f.pool.query(`CREATE TABLE ${locks} (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB`);
-      await f.pool.query(`INSERT INTO ${locks} VALUES (1, 0), (2, 0)`);
-      await f.pool.query(`CREATE TABLE ${ballast} (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB`);
-      await f.pool.query(
-        `INSERT INTO ${ballast} SELECT seq, 0 FROM seq_1_to_2000`, // MariaDB's sequence engine
-      );
-      // The other transaction changes many rows, so InnoDB picks the consumer's as the deadlock victim.
-      await other.query('START TRANSACTION');
-      await other.query(`UPDATE ${ballast} SET v = v + 1`);
-      await other.query(`UPDATE ${locks} SET v = 1 WHERE id = 2`);
+    await withDeadlockScene('hc_deadlock', async ({ store, other, effects, locks }) => {
       let deadlockErrno: number | undefined;
       let otherUpdate: Promise<unknown> | undefined;
       const caught = signal();
-      const consumer = consumerOn(f.store, 2).on('order.created', async (p: { n: number }, { tx, envelope }) => {
+      const consumer = consumerOn(store, 2).on('order.created', async (p: { n: number }, { tx, envelope }) => {
         if (p.n === 0 && otherUpdate === undefined) {
           await tx.query(`UPDATE ${locks} SET v = 1 WHERE id = 1`);
           otherUpdate = other.query(`UPDATE ${locks} SET v = 2 WHERE id = 1`);
@@ -351,30 +369,14 @@ describe('MySQL: a deadlock in the batch', () => {
         'duplicate',
       ]);
       expect((await effects.rows()).map((r) => r.note).sort()).toEqual(['0', '1', '2']);
-    } finally {
-      other.release();
-      await f.pool.query(`DROP TABLE IF EXISTS ${f.prefix}locks, ${f.prefix}ballast, ${f.prefix}effects`);
-      await f.teardown();
-    }
+    });
   });
+
   it('runs nothing another handler had queued behind the statement that deadlocked', async () => {
-    const f = await makeMysqlFixture('hc_deadlock_queued');
-    const other = await f.pool.getConnection();
-    try {
-      const effects = await effectsTable(f);
-      const locks = `${f.prefix}locks`;
-      const ballast = `${f.prefix}ballast`;
-      await f.pool.query(`CREATE TABLE ${locks} (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB`);
-      await f.pool.query(`INSERT INTO ${locks} VALUES (1, 0), (2, 0)`);
-      await f.pool.query(`CREATE TABLE ${ballast} (id INT PRIMARY KEY, v INT NOT NULL) ENGINE=InnoDB`);
-      await f.pool.query(`INSERT INTO ${ballast} SELECT seq, 0 FROM seq_1_to_2000`);
-      // The other transaction changes many rows, so InnoDB picks the consumer's as the deadlock victim.
-      await other.query('START TRANSACTION');
-      await other.query(`UPDATE ${ballast} SET v = v + 1`);
-      await other.query(`UPDATE ${locks} SET v = 1 WHERE id = 2`);
+    await withDeadlockScene('hc_deadlock_queued', async ({ store, other, effects, locks }) => {
       let otherUpdate: Promise<unknown> | undefined;
       const blocking = signal();
-      const consumer = consumerOn(f.store, 2).on('order.created', async (p: { n: number }, { tx, envelope }) => {
+      const consumer = consumerOn(store, 2).on('order.created', async (p: { n: number }, { tx, envelope }) => {
         if (p.n === 0 && otherUpdate === undefined) {
           await tx.query(`UPDATE ${locks} SET v = 1 WHERE id = 1`);
           otherUpdate = other.query(`UPDATE ${locks} SET v = 2 WHERE id = 1`);
@@ -394,10 +396,6 @@ describe('MySQL: a deadlock in the batch', () => {
       expect(outcomes.slice(1).map((o) => o.kind)).toEqual(['handled', 'handled']);
       const handled = outcomes.flatMap((o, n) => (o.kind === 'handled' ? [String(n)] : []));
       expect((await effects.rows()).map((r) => r.note).sort()).toEqual(handled);
-    } finally {
-      other.release();
-      await f.pool.query(`DROP TABLE IF EXISTS ${f.prefix}locks, ${f.prefix}ballast, ${f.prefix}effects`);
-      await f.teardown();
-    }
+    });
   });
 });
