@@ -44,6 +44,25 @@ export interface InsertResult {
   readonly inserted: boolean;
   /** The id of the row that holds this business event: the new one, or the existing one. */
   readonly messageId: string;
+  /** The new row's seq, given when it was inserted with a lease (for the relay it was leased to). */
+  readonly seq?: number;
+}
+
+/** A claim written with the row itself: `owner` holds it until `until`, and no other relay claims it before. */
+export interface InsertLease {
+  readonly owner: string;
+  readonly until: number;
+}
+
+export interface InsertOptions {
+  readonly ordered: boolean;
+  /**
+   * Default true: the insert itself signals relays elsewhere at commit (PostgreSQL: NOTIFY in the
+   * statement). False leaves that to {@link OutboxWriter.notifyCommitted} after the commit.
+   */
+  readonly notify?: boolean;
+  /** Insert the row already claimed (never with `ordered`); the result then carries its seq. No NOTIFY. */
+  readonly lease?: InsertLease;
 }
 
 export interface ClaimRequest {
@@ -77,11 +96,7 @@ export interface OutboxStats {
 
 /** Writing side: runs inside the caller's transaction. */
 export interface OutboxWriter {
-  /**
-   * `notify` (default true): the insert itself signals relays elsewhere at commit (PostgreSQL: NOTIFY
-   * in the statement). False leaves that to {@link notifyCommitted} after the commit.
-   */
-  insert(tx: SqlExecutor, row: NewOutboxRow, options: { ordered: boolean; notify?: boolean }): Promise<InsertResult>;
+  insert(tx: SqlExecutor, row: NewOutboxRow, options: InsertOptions): Promise<InsertResult>;
   /**
    * Optional: signals relays elsewhere that rows were committed, outside any transaction, best effort.
    * Calls while a signal is in flight fold into one more after it (PostgreSQL: one NOTIFY at a time).

@@ -54,6 +54,7 @@ export class OutboxRelay {
   private readonly publishes = new Set<Promise<void>>();
   private stopListening: (() => Promise<void>) | undefined;
   private unsubscribeOutbox: (() => void) | undefined;
+  private detachHandoff: (() => void) | undefined;
   private retention: RetentionJob | undefined;
   /** Locked batches in flight, each holding its transaction until its rows are settled. */
   private readonly batches = new Map<Promise<void>, LockedBatch>();
@@ -107,6 +108,11 @@ export class OutboxRelay {
   private async setUp(run: number): Promise<void> {
     const o = this.options;
     this.unsubscribeOutbox = o.outbox?.onCommitted(() => this.wake());
+    if (o.handoff && !o.ordered)
+      this.detachHandoff = o.outbox?.attachHandoff(
+        { owner: o.relayId, leaseMs: o.leaseMs, take: (rows) => this.takeHanded(rows) },
+        o.store,
+      );
     if (o.listen && o.store.listenForCommits) await this.listen(run);
     if (!this.running || this.run !== run) return; // stopped meanwhile (and maybe started again): start nothing more
     if (o.retention) {
@@ -130,6 +136,7 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.letGoOfOutbox(); // at once: commits from now on are not handed to a stopping relay
     this.wake();
     this.slotSignal.fire();
     // Every wait below ends by `shutdownTimeoutMs`: a database or broker that stopped answering must not
@@ -140,7 +147,7 @@ export class OutboxRelay {
     this.listenRetry = undefined;
     const teardown = (async () => {
       await this.starting; // a start still setting up finishes first; what it set up is undone below
-      this.unsubscribeOutbox?.();
+      this.letGoOfOutbox();
       await this.retention?.stop();
       const unlisten = this.stopListening;
       this.stopListening = undefined;
@@ -167,6 +174,13 @@ export class OutboxRelay {
     if (!(await endsBefore(Promise.all([this.writeBack.settle(), this.heartbeat.stop()]), later(5_000))))
       this.log.warn({}, 'relay stopped before its last outcomes or heartbeat were written');
     this.log.info({ relayId: this.options.relayId }, 'outbox relay stopped');
+  }
+
+  private letGoOfOutbox(): void {
+    this.unsubscribeOutbox?.();
+    this.unsubscribeOutbox = undefined;
+    this.detachHandoff?.();
+    this.detachHandoff = undefined;
   }
 
   /**
@@ -383,6 +397,25 @@ export class OutboxRelay {
     // A failure not recorded: the row changed hands after the lock was lost; its new owner reports it.
     for (const f of failed) if (recorded.has(f.row.seq)) await this.failures.report(f.row, f.update, f.error);
     if (o.ordered) this.wake(); // the next row of each key may now be claimable
+  }
+
+  /**
+   * Rows {@link Outbox.transaction} committed already claimed by this relay: published at once, as
+   * lease-mode rows, as far as there is room. Not taken (and so made due for any relay): all of them
+   * while stopped or while the broker is unreachable, those past half their lease, those beyond room.
+   */
+  private takeHanded(rows: readonly OutboxRow[]): readonly OutboxRow[] {
+    const o = this.options;
+    if (!this.running || !o.publisher.isReady()) return rows;
+    const now = o.clock.now();
+    const left: OutboxRow[] = [];
+    let room = this.room();
+    for (const row of rows) {
+      const fresh = row.claimedBy === o.relayId && row.nextAttemptAt - now >= o.leaseMs / 2;
+      if (fresh && room-- > 0) this.publish(row);
+      else left.push(row);
+    }
+    return left;
   }
 
   /** Lease mode: outcomes are written back in batches as they come (see LeaseWriteBack). */

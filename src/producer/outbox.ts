@@ -1,8 +1,9 @@
 import { buildEnvelope, type Envelope, type MessageInput } from '../core/envelope.js';
 import { systemClock, type Clock } from '../core/clock.js';
-import type { OutboxStore, OutboxWriter } from '../ports/outbox-store.js';
+import type { OutboxRelayStore, OutboxRow, OutboxStore, OutboxWriter } from '../ports/outbox-store.js';
 import type { SqlExecutor } from '../ports/sql-executor.js';
-import { rowFromEnvelope } from './outbox-rows.js';
+import { watchForRollbacks, type CommitHandoff, type TransactionRows } from './commit-handoff.js';
+import { leasedRow, rowFromEnvelope } from './outbox-rows.js';
 
 export interface OutboxOptions {
   /** Where rows are written. A full store also enables {@link Outbox.transaction}. */
@@ -35,7 +36,7 @@ export interface AddResult<P = unknown> {
  * await outbox.transaction(async (tx) => {
  *   await tx.query('INSERT INTO orders (id, total) VALUES ($1, $2)', [id, total]);
  *   await outbox.add(tx, { type: 'order.created', key: id, payload: { id, total } });
- * }); // committed: an in-process relay publishes at once; PostgreSQL relays elsewhere learn by NOTIFY
+ * }); // committed: a relay in this process publishes at once; PostgreSQL relays elsewhere learn by NOTIFY
  */
 export class Outbox {
   private readonly store: OutboxWriter | OutboxStore;
@@ -43,8 +44,9 @@ export class Outbox {
   private readonly notifyAfterCommit: boolean;
   private readonly clock: Clock;
   private readonly listeners = new Set<() => void>();
-  /** Transactions run by {@link transaction}: their commit is followed by the notification. */
-  private readonly own = new WeakSet<SqlExecutor>();
+  /** Transactions run by {@link transaction}: their commit is followed by the handoff and the notification. */
+  private readonly own = new WeakMap<SqlExecutor, TransactionRows>();
+  private handoff: CommitHandoff | undefined;
 
   constructor(options: OutboxOptions) {
     this.store = options.store;
@@ -55,30 +57,42 @@ export class Outbox {
 
   /** Adds a message in `tx`. A rolled-back transaction leaves no trace; nothing is published before commit. */
   async add<P>(tx: SqlExecutor, input: MessageInput<P>): Promise<AddResult<P>> {
-    const { envelope, payloadJson } = buildEnvelope(input, new Date(this.clock.now()));
+    const now = this.clock.now();
+    const { envelope, payloadJson } = buildEnvelope(input, new Date(now));
     const row = rowFromEnvelope(envelope, input.topic ?? envelope.type, input.orderingKey ?? envelope.key, payloadJson);
-    const notify = !this.notifyAfterCommit && !this.own.has(tx);
-    const result = await this.store.insert(tx, row, { ordered: this.ordered, notify });
+    const own = this.own.get(tx);
+    // Ordered rows are never handed over: the claim is what holds a key's later row behind its earlier one.
+    const handoff = own && !this.ordered ? this.handoff : undefined;
+    const lease = handoff && { owner: handoff.owner, until: now + handoff.leaseMs };
+    const notify = !this.notifyAfterCommit && !own;
+    const result = await this.store.insert(tx, row, { ordered: this.ordered, notify, ...(lease && { lease }) });
+    if (own && result.inserted) {
+      if (lease && result.seq !== undefined) own.leased.push(leasedRow(row, result.seq, lease));
+      else own.unleased = true;
+    }
     return { messageId: result.messageId, duplicate: !result.inserted, envelope };
   }
 
   /**
-   * Runs `work` in a transaction on the store's connection, then tells relays that rows were
-   * committed so they publish without waiting for a poll: in-process ones at once, others through a
-   * notification sent after the commit (PostgreSQL).
+   * Runs `work` in a transaction on the store's connection, then gets its rows published without
+   * waiting for a poll. A relay in this process given this outbox publishes them at once, without
+   * claiming them: they were inserted already claimed by it. Otherwise relays are told of the commit:
+   * in-process ones at once, others through a notification sent after the commit (PostgreSQL).
    */
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    if (!('transaction' in this.store))
-      throw new TypeError('outbox.transaction needs a full store (with transaction())');
-    const result = await this.store.transaction(async (tx) => {
-      this.own.add(tx);
+    const store = this.store;
+    if (!('transaction' in store)) throw new TypeError('outbox.transaction needs a full store (with transaction())');
+    const rows: TransactionRows = { leased: [], unleased: false, partlyUndone: false };
+    const result = await store.transaction(async (tx) => {
+      const watched = watchForRollbacks(tx, rows);
+      this.own.set(watched, rows);
       try {
-        return await work(tx);
+        return await work(watched);
       } finally {
-        this.own.delete(tx);
+        this.own.delete(watched);
       }
     });
-    this.announce(true);
+    this.handOver(store, rows);
     return result;
   }
 
@@ -95,9 +109,52 @@ export class Outbox {
     for (const listener of this.listeners) listener();
   }
 
+  /**
+   * @internal A relay in this process offers to publish committed rows directly. Refused (undefined)
+   * for an ordered outbox, when another relay has it, or when the relay's store is not this outbox's
+   * (rows it took would be marked in other tables, and published again from these).
+   */
+  attachHandoff(handoff: CommitHandoff, store: OutboxRelayStore): (() => void) | undefined {
+    const own = this.store;
+    if (this.ordered || this.handoff || !('transaction' in own)) return undefined;
+    const same = store === own || ('outboxTable' in store && sameTables(store as OutboxStore, own));
+    if (!same) return undefined;
+    this.handoff = handoff;
+    return () => {
+      if (this.handoff === handoff) this.handoff = undefined;
+    };
+  }
+
+  /** After a commit: leased rows to the relay that holds them; the rest due at once, and relays told. */
+  private handOver(store: OutboxStore, rows: TransactionRows): void {
+    const { leased } = rows;
+    let left: readonly OutboxRow[] = leased;
+    try {
+      if (leased.length > 0 && !rows.partlyUndone && this.handoff) left = this.handoff.take(leased);
+    } catch {
+      // The commit stands whatever the relay does: its rows are left to the claims instead.
+    }
+    if (left.length === 0) {
+      if (leased.length === 0 || rows.unleased) this.announce(true);
+      return;
+    }
+    void releaseRows(store, left, this.clock.now()).finally(() => this.announce(true));
+  }
+
   /** @internal Relays in this process subscribe to commit hints. */
   onCommitted(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+}
+
+function sameTables(a: OutboxStore, b: OutboxStore): boolean {
+  return a.dialect === b.dialect && a.outboxTable === b.outboxTable;
+}
+
+/** Makes leased rows due at once. Best effort: rows a failed release keeps fall due when their lease ends. */
+async function releaseRows(store: OutboxStore, rows: readonly OutboxRow[], now: number): Promise<void> {
+  const byOwner = new Map<string, number[]>();
+  for (const row of rows) byOwner.set(row.claimedBy!, [...(byOwner.get(row.claimedBy!) ?? []), row.seq]);
+  for (const [owner, seqs] of byOwner) await store.release(owner, seqs, now).catch(() => undefined);
 }

@@ -106,6 +106,42 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       expect((await f.store.stats()).pending).toBe(2);
     });
 
+    it('inserts a row already claimed: it reports its seq, nobody claims it before the lease ends, release frees it', async () => {
+      const row = newRow({ createdAt: 1_000 });
+      const t = await f.begin();
+      const res = await f.store.insert(t.tx, row, { ordered: false, lease: { owner: 'here', until: 11_000 } });
+      await t.commit();
+      expect(res).toMatchObject({ inserted: true, messageId: row.messageId });
+      const stored = (await f.store.get(row.messageId))!;
+      expect(res.seq).toBe(stored.seq);
+      expect(stored).toMatchObject({ status: 'pending', claimedBy: 'here', nextAttemptAt: 11_000, attempts: 0 });
+      expect(await claimAll(10_999, 'elsewhere')).toEqual([]);
+      if (f.store.claimLocked) {
+        const locked = await f.store.claimLocked({ limit: 10, now: 10_999, leaseMs: 10_000, ordered: false });
+        expect(locked.rows).toEqual([]);
+        await locked.release();
+      }
+      // The lease holder marks it sent like any claimed row; a second leased insert of its (type, key) is a duplicate.
+      const again = await add(newRow({ key: row.key }));
+      expect(again).toEqual({ inserted: false, messageId: row.messageId });
+      expect(await f.store.release('elsewhere', [res.seq!], 2_000)).toBe(0);
+      expect(await f.store.release('here', [res.seq!], 2_000)).toBe(1);
+      expect((await claimAll(2_000, 'elsewhere')).map((r) => r.messageId)).toEqual([row.messageId]);
+    });
+
+    it('reports a duplicate of a leased insert without a seq', async () => {
+      const first = newRow({ key: 'order-9' });
+      await add(first);
+      const t = await f.begin();
+      const res = await f.store.insert(t.tx, newRow({ key: 'order-9' }), {
+        ordered: false,
+        lease: { owner: 'here', until: Date.now() + 60_000 },
+      });
+      await t.commit();
+      expect(res).toEqual({ inserted: false, messageId: first.messageId });
+      expect((await f.store.get(first.messageId))?.claimedBy).toBeNull();
+    });
+
     it('claims only due rows, and a claim hides rows until its lease expires', async () => {
       const a = newRow({ createdAt: 1_000 });
       const b = newRow({ createdAt: 5_000 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
+import type { OutboxStore } from '../../src/ports/outbox-store.js';
 import { Outbox } from '../../src/producer/outbox.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
@@ -13,6 +14,25 @@ import { makePostgresFixture } from '../stores/fixtures.js';
 import { waitFor } from '../support/wait.js';
 
 const ROWS = 2_000;
+
+/** A fresh relay in this process runs until `rows` rows are sent. */
+async function takeOver(f: { store: OutboxStore }, probe: RabbitProbe, rows: number): Promise<void> {
+  const transport = await createRabbitMqTransport({ url: testEnv.amqpUrl, exchange: probe.exchange });
+  const relay = new OutboxRelay({
+    store: f.store,
+    publisher: transport,
+    logger: silentLogger,
+    retention: false,
+    pollIntervalMs: 100,
+  });
+  await relay.start();
+  try {
+    await waitFor('every row sent', async () => (await f.store.stats()).sent === rows, 60_000);
+  } finally {
+    await relay.stop();
+    await transport.close();
+  }
+}
 
 describe('relay killed with SIGKILL (PostgreSQL -> RabbitMQ)', () => {
   let f: Awaited<ReturnType<typeof makePostgresFixture>>;
@@ -64,18 +84,7 @@ describe('relay killed with SIGKILL (PostgreSQL -> RabbitMQ)', () => {
       expect(before.sent).toBeLessThan(ROWS); // it really died mid-run
 
       // A fresh relay takes over: at once from locks that died with the connection, or once leases expire.
-      const transport = await createRabbitMqTransport({ url: testEnv.amqpUrl, exchange: probe.exchange });
-      const relay = new OutboxRelay({
-        store: f.store,
-        publisher: transport,
-        logger: silentLogger,
-        retention: false,
-        pollIntervalMs: 100,
-      });
-      await relay.start();
-      await waitFor('every row sent', async () => (await f.store.stats()).sent === ROWS, 60_000);
-      await relay.stop();
-      await transport.close();
+      await takeOver(f, probe, ROWS);
 
       const delivered = await probe.collect(queue, ROWS);
       const distinct = new Set(delivered);
@@ -108,18 +117,7 @@ describe('relay killed with SIGKILL (PostgreSQL -> RabbitMQ)', () => {
       child.kill('SIGKILL');
       expect((await gone).signal).toBe('SIGKILL');
     }
-    const transport = await createRabbitMqTransport({ url: testEnv.amqpUrl, exchange: probe.exchange });
-    const relay = new OutboxRelay({
-      store: f.store,
-      publisher: transport,
-      logger: silentLogger,
-      retention: false,
-      pollIntervalMs: 100,
-    });
-    await relay.start();
-    await waitFor('every row sent', async () => (await f.store.stats()).sent === ROWS, 60_000);
-    await relay.stop();
-    await transport.close();
+    await takeOver(f, probe, ROWS);
     expect(new Set(await probe.collect(queue, ROWS))).toEqual(new Set(ids));
   });
 });
@@ -138,4 +136,57 @@ describe('relay whose transport is closed under it', () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 30_000);
+});
+
+describe('producer and relay in one process, killed with SIGKILL (PostgreSQL -> RabbitMQ)', () => {
+  let f: Awaited<ReturnType<typeof makePostgresFixture>>;
+  let probe: RabbitProbe;
+  let queue: string;
+
+  beforeEach(async () => {
+    f = await makePostgresFixture('handoff_crash');
+    probe = await RabbitProbe.open('handoff_crash');
+    queue = await probe.bindQueue('#');
+  });
+  afterEach(async () => {
+    await probe.close();
+    await f.teardown();
+  });
+
+  for (const [crashAt, after] of [
+    ['after-commit', 40],
+    ['before-mark', 1],
+  ] as const) {
+    it(`loses no handed row when killed ${crashAt}: another relay publishes it once its lease ends`, async () => {
+      const child = spawnTs('support/handoff-producer-process.ts', {
+        SURETY_PG_URL: testEnv.postgresUrl,
+        SURETY_PG_SCHEMA: f.schema,
+        SURETY_AMQP_URL: testEnv.amqpUrl,
+        SURETY_EXCHANGE: probe.exchange,
+        SURETY_ROWS: '100',
+        SURETY_CRASH_AT: crashAt,
+        SURETY_CRASH_AFTER: String(after),
+        SURETY_LEASE_MS: '1500',
+      });
+      const end = await exited(child);
+      expect(end.signal, end.stderr).toBe('SIGKILL');
+      const committed = [...end.stdout.matchAll(/^committed (\S+)$/gm)].map((m) => m[1]!);
+      expect(committed.length).toBeGreaterThan(0);
+      const { rows } = await f.store.transaction((tx) =>
+        tx.query<{ message_id: string }>(`SELECT message_id FROM ${f.store.outboxTable}`),
+      );
+      const stored = rows.map((r) => r.message_id);
+      expect(stored).toEqual(expect.arrayContaining(committed)); // a commit may end unprinted, never unstored
+      const { sent } = await f.store.stats();
+      expect(sent).toBeLessThan(stored.length); // it really died with handed rows unmarked
+      // With no poll and no NOTIFY in it, only the handoff can have published the 39 before.
+      if (crashAt === 'after-commit') expect(sent).toBeGreaterThan(0);
+
+      await takeOver(f, probe, stored.length);
+      const delivered = await probe.collect(queue, stored.length);
+      expect(new Set(delivered)).toEqual(new Set(stored)); // none lost, and nothing never committed
+      // Confirmed but never marked: published again after the lease, with the same id.
+      if (crashAt === 'before-mark') expect(delivered.length).toBeGreaterThan(new Set(delivered).size);
+    });
+  }
 });

@@ -406,7 +406,9 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       await r.start();
       try {
         await slow.holding;
-        const second = await producer.transaction((tx) => producer.add(tx, { type: 'order.created', payload: {} }));
+        // Committed outside outbox.transaction, so the row is claimed, not handed to the relay.
+        const second = await f.store.transaction((tx) => producer.add(tx, { type: 'order.created', payload: {} }));
+        producer.committed();
         await waitFor(
           'the second row confirmed while the first claim is held',
           () => confirmed.includes(second.messageId),

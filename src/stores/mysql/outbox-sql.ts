@@ -19,6 +19,16 @@ export const insertOutbox = (
   version, headers, payload, traceparent, tracestate, created_at, next_attempt_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
+/** The row inserted already claimed (lease end, owner last), for the relay in this process. */
+export const insertOutboxLeased = (
+  t: TableNames,
+) => `INSERT INTO ${t.outbox} (message_id, type, msg_key, topic, ordering_key, key_seq,
+  version, headers, payload, traceparent, tracestate, created_at, next_attempt_at, claimed_by)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** The transaction's own new row: the executor reports no insert id. */
+export const selectSeqByMessageId = (t: TableNames) => `SELECT seq FROM ${t.outbox} WHERE message_id = ?`;
+
 // A locking read: it sees the latest commit, where a plain read would use the caller's snapshot, which
 // at REPEATABLE READ may predate the row whose duplicate key the insert just hit.
 export const selectMessageIdByTypeKey = (t: TableNames) =>

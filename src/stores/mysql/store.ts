@@ -7,6 +7,7 @@ import type { ConsumerStore } from '../../ports/consumer-store.js';
 import type {
   ClaimRequest,
   FailureUpdate,
+  InsertOptions,
   InsertResult,
   NewOutboxRow,
   OutboxRow,
@@ -20,7 +21,7 @@ import type { AdminContext } from '../shared/admin-context.js';
 import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
 import { recordOutboxFailure } from '../shared/outbox-failure.js';
-import { insertValues, toOutboxRow } from '../shared/outbox-row.js';
+import { insertValues, leasedInsertValues, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
 import * as adminSql from './admin-sql.js';
 import { MysqlConsumerOps } from './consumer-ops.js';
@@ -178,7 +179,7 @@ export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, Co
     return mysqlTransaction(this.pool, work);
   }
 
-  async insert(tx: SqlExecutor, row: NewOutboxRow, options: { ordered: boolean }): Promise<InsertResult> {
+  async insert(tx: SqlExecutor, row: NewOutboxRow, options: InsertOptions): Promise<InsertResult> {
     let keySeq = 0;
     if (options.ordered) {
       let lock = keySeqLocks.get(tx);
@@ -192,8 +193,13 @@ export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, Co
       });
     }
     try {
-      await tx.query(sql.insertOutbox(this.tables), [...insertValues(row, keySeq), row.createdAt]);
-      return { inserted: true, messageId: row.messageId };
+      if (!options.lease) {
+        await tx.query(sql.insertOutbox(this.tables), [...insertValues(row, keySeq), row.createdAt]);
+        return { inserted: true, messageId: row.messageId };
+      }
+      await tx.query(sql.insertOutboxLeased(this.tables), leasedInsertValues(row, options.lease));
+      const { rows } = await tx.query<{ seq: number | string }>(sql.selectSeqByMessageId(this.tables), [row.messageId]);
+      return { inserted: true, messageId: row.messageId, seq: Number(rows[0]!.seq) };
     } catch (err) {
       // InnoDB rolls back just the failed statement: the caller's transaction goes on.
       if (!isDuplicateKey(err)) throw err;

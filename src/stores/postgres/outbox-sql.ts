@@ -18,6 +18,12 @@ SELECT pg_notify($13, '') FROM ins`;
 // Inserts only: the NOTIFY follows the commit (notifyCommitted). No RETURNING: it cost about 9 µs.
 export const insertOutboxQuietly = insertRow;
 
+/** $13 lease end, $14 owner: the row inserted already claimed, for the relay in this process. */
+export const insertOutboxLeased = (t: TableNames) => `INSERT INTO ${t.outbox} (message_id, type, msg_key, topic,
+    ordering_key, key_seq, version, headers, payload, traceparent, tracestate, created_at, next_attempt_at, claimed_by)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+  ON CONFLICT (type, msg_key) DO NOTHING RETURNING seq`;
+
 export const selectMessageIdByTypeKey = (t: TableNames) =>
   `SELECT message_id FROM ${t.outbox} WHERE type = $1 AND msg_key = $2`;
 

@@ -7,6 +7,7 @@ import type { ConsumerStore } from '../../ports/consumer-store.js';
 import type {
   ClaimRequest,
   FailureUpdate,
+  InsertOptions,
   InsertResult,
   LockedBatch,
   NewOutboxRow,
@@ -19,7 +20,7 @@ import { applyMigrations } from '../shared/apply-migrations.js';
 import type { AdminContext } from '../shared/admin-context.js';
 import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
-import { insertValues, toOutboxRow } from '../shared/outbox-row.js';
+import { insertValues, leasedInsertValues, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
 import * as adminSql from './admin-sql.js';
 import { CommitNotifier } from './commit-notifier.js';
@@ -172,11 +173,15 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
     return pgTransaction(this.pool, work);
   }
 
-  async insert(
-    tx: SqlExecutor,
-    row: NewOutboxRow,
-    options: { ordered: boolean; notify?: boolean },
-  ): Promise<InsertResult> {
+  async insert(tx: SqlExecutor, row: NewOutboxRow, options: InsertOptions): Promise<InsertResult> {
+    if (options.lease) {
+      const insert = sql.insertOutboxLeased(this.tables);
+      const { rows } = await tx.query<{ seq: string }>(insert, leasedInsertValues(row, options.lease), {
+        name: statementName(insert),
+      });
+      if (rows[0]) return { inserted: true, messageId: row.messageId, seq: Number(rows[0].seq) };
+      return this.existing(tx, row);
+    }
     let keySeq = 0;
     if (options.ordered) {
       const { rows } = await tx.query<{ last_seq: string }>(sql.nextKeySeq(this.tables), [row.orderingKey]);
@@ -188,6 +193,10 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
     if (notify) values.push(this.notifyChannel);
     const { rowCount } = await tx.query(insert, values, { name: statementName(insert) });
     if (rowCount === 1) return { inserted: true, messageId: row.messageId };
+    return this.existing(tx, row);
+  }
+
+  private async existing(tx: SqlExecutor, row: NewOutboxRow): Promise<InsertResult> {
     const existing = await tx.query<{ message_id: string }>(sql.selectMessageIdByTypeKey(this.tables), [
       row.type,
       row.key,

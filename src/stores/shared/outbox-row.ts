@@ -1,4 +1,4 @@
-import type { NewOutboxRow, OutboxRow, OutboxStatus } from '../../ports/outbox-store.js';
+import type { InsertLease, NewOutboxRow, OutboxRow, OutboxStatus } from '../../ports/outbox-store.js';
 
 /** Column list in the order every dialect's SELECT uses. */
 export const OUTBOX_COLUMNS =
@@ -42,6 +42,11 @@ export function clipError(text: string): string {
 }
 
 /** The insert's values in column order, message_id through created_at (every store's insertOutbox). */
+/** insertValues of a row inserted already claimed, then its lease end and owner. */
+export function leasedInsertValues(row: NewOutboxRow, lease: InsertLease): unknown[] {
+  return [...insertValues(row, 0), lease.until, lease.owner];
+}
+
 export function insertValues(row: NewOutboxRow, keySeq: number): unknown[] {
   return [
     row.messageId,

@@ -19,6 +19,14 @@ export const insertOutbox = (
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (type, msg_key) DO NOTHING`;
 
+/** The row inserted already claimed (lease end, owner last), for the relay in this process. */
+export const insertOutboxLeased = (
+  t: TableNames,
+) => `INSERT INTO ${t.outbox} (message_id, type, msg_key, topic, ordering_key, key_seq,
+  version, headers, payload, traceparent, tracestate, created_at, next_attempt_at, claimed_by)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (type, msg_key) DO NOTHING RETURNING seq`;
+
 export const selectMessageIdByTypeKey = (t: TableNames) =>
   `SELECT message_id FROM ${t.outbox} WHERE type = ? AND msg_key = ?`;
 

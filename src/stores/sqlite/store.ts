@@ -7,6 +7,7 @@ import type { ConsumerStore } from '../../ports/consumer-store.js';
 import type {
   ClaimRequest,
   FailureUpdate,
+  InsertOptions,
   InsertResult,
   NewOutboxRow,
   OutboxRow,
@@ -19,7 +20,7 @@ import type { AdminContext } from '../shared/admin-context.js';
 import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
 import { recordOutboxFailure } from '../shared/outbox-failure.js';
-import { insertValues, toOutboxRow } from '../shared/outbox-row.js';
+import { insertValues, leasedInsertValues, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
 import * as adminSql from './admin-sql.js';
 import { SqliteConsumerOps } from './consumer-ops.js';
@@ -130,7 +131,15 @@ export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, C
     return sqliteTransaction(this.db, work);
   }
 
-  async insert(tx: SqlExecutor, row: NewOutboxRow, options: { ordered: boolean }): Promise<InsertResult> {
+  async insert(tx: SqlExecutor, row: NewOutboxRow, options: InsertOptions): Promise<InsertResult> {
+    if (options.lease) {
+      const { rows } = await tx.query<{ seq: number }>(
+        sql.insertOutboxLeased(this.tables),
+        leasedInsertValues(row, options.lease),
+      );
+      if (rows[0]) return { inserted: true, messageId: row.messageId, seq: Number(rows[0].seq) };
+      return this.existing(tx, row);
+    }
     let keySeq = 0;
     if (options.ordered) {
       const { rows } = await tx.query<{ last_seq: number }>(sql.nextKeySeq(this.tables), [row.orderingKey]);
@@ -138,6 +147,10 @@ export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, C
     }
     const { rowCount } = await tx.query(sql.insertOutbox(this.tables), [...insertValues(row, keySeq), row.createdAt]);
     if (rowCount === 1) return { inserted: true, messageId: row.messageId };
+    return this.existing(tx, row);
+  }
+
+  private async existing(tx: SqlExecutor, row: NewOutboxRow): Promise<InsertResult> {
     const existing = await tx.query<{ message_id: string }>(sql.selectMessageIdByTypeKey(this.tables), [
       row.type,
       row.key,

@@ -1,0 +1,52 @@
+/**
+ * A producer with its relay in one process, for crash tests of the handoff: it commits
+ * SURETY_ROWS messages one transaction at a time through outbox.transaction, which hands each row to
+ * the relay, printing each committed id. It kills itself with SIGKILL at the point named by
+ * SURETY_CRASH_AT, after SURETY_CRASH_AFTER occurrences:
+ *   after-commit   a transaction committed and its row handed over (the publish may be on its way)
+ *   before-mark    handed rows confirmed by the broker, not yet marked sent
+ */
+import { silentLogger } from '../../src/core/logger.js';
+import { Outbox } from '../../src/producer/outbox.js';
+import { OutboxRelay } from '../../src/producer/outbox-relay.js';
+import { createPostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
+
+const env = (name: string) => {
+  const v = process.env[name];
+  if (v === undefined) throw new Error(`${name} is required`);
+  return v;
+};
+const crashAt = env('SURETY_CRASH_AT');
+let remaining = Number(env('SURETY_CRASH_AFTER'));
+const die = () => process.kill(process.pid, 'SIGKILL');
+
+const store = await createPostgresOutboxStore({
+  connectionString: env('SURETY_PG_URL'),
+  schema: env('SURETY_PG_SCHEMA'),
+});
+const markSent = store.markSent.bind(store);
+store.markSent = async (seqs, now) => {
+  if (crashAt === 'before-mark' && --remaining <= 0) die();
+  return markSent(seqs, now);
+};
+const transport = await createRabbitMqTransport({ url: env('SURETY_AMQP_URL'), exchange: env('SURETY_EXCHANGE') });
+await transport.waitUntilReady(10_000);
+const outbox = new Outbox({ store });
+const relay = new OutboxRelay({
+  store,
+  publisher: transport,
+  outbox,
+  logger: silentLogger,
+  retention: false,
+  leaseMs: Number(env('SURETY_LEASE_MS')),
+  pollIntervalMs: 600_000, // nothing but the handoff publishes here
+  listen: false,
+});
+await relay.start();
+for (let i = 0; i < Number(env('SURETY_ROWS')); i++) {
+  const { messageId } = await outbox.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: { i } }));
+  process.stdout.write(`committed ${messageId}\n`); // synchronous on a pipe: printed before any kill below
+  if (crashAt === 'after-commit' && --remaining <= 0) die();
+}
+process.stdout.write('all committed\n');
