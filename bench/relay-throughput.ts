@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     console.log(
       `fast path, commit -> broker confirm at 200 msg/s for ${LATENCY_SECONDS}s (${lat.n} messages, relay in another process, woken only by NOTIFY)`,
     );
-    const handed = await inProcessFastPath(store, relayStore);
+    const handed = await inProcessFastPath(relayStore);
     await admin.purgeQueue(QUEUE);
     const brokerLat = await rawConfirmLatency(conn);
     await admin.purgeQueue(QUEUE);
@@ -318,14 +318,14 @@ async function fastPathLatency(store: PostgresOutboxStore, outbox: Outbox) {
  * The same pace with the relay in this process, given the outbox: outbox.transaction hands it each
  * committed row, published at once without a claim. Latency = confirm time - commit time.
  */
-async function inProcessFastPath(store: PostgresOutboxStore, relayStore: PostgresOutboxStore) {
+async function inProcessFastPath(store: PostgresOutboxStore) {
   await clear(store);
-  const outbox = new Outbox({ store });
+  const outbox = new Outbox({ store }); // the relay's own store: it is handed only rows of that very store
   const transport = await createRabbitMqTransport({ url: AMQP_URL, exchange: EXCHANGE, declareExchange: false });
   await transport.waitUntilReady(10_000);
   const confirmedAt = new Map<string, number>();
   const relay = new OutboxRelay({
-    store: relayStore,
+    store,
     publisher: transport,
     outbox,
     logger: silentLogger,

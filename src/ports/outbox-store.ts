@@ -134,6 +134,11 @@ export interface OutboxRelayStore {
   recordFailure(update: FailureUpdate): Promise<boolean>;
   /** Makes rows claimed by `owner` due again now (graceful shutdown). */
   release(owner: string, seqs: readonly number[], now: number): Promise<number>;
+  /**
+   * The same by message id: for rows of a transaction that may have been partly undone, whose seq
+   * SQLite can give again to another row.
+   */
+  releaseMessages(owner: string, messageIds: readonly string[], now: number): Promise<number>;
   /** Deletes at most `limit` sent rows with sentAt < `before`. Returns how many. */
   purgeSent(before: number, limit: number): Promise<number>;
   stats(): Promise<OutboxStats>;

@@ -2,6 +2,8 @@
 export interface SqlResult<R = Record<string, unknown>> {
   readonly rows: R[];
   readonly rowCount: number;
+  /** The AUTO_INCREMENT value an INSERT generated, where the driver reports one (MySQL). */
+  readonly insertId?: number;
 }
 
 /**

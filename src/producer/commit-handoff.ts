@@ -1,5 +1,5 @@
 import type { OutboxRow } from '../ports/outbox-store.js';
-import type { SqlExecutor } from '../ports/sql-executor.js';
+import type { QueryHints, SqlExecutor } from '../ports/sql-executor.js';
 
 /**
  * A relay in this process that publishes rows of {@link Outbox.transaction} right after their commit,
@@ -20,19 +20,27 @@ export interface TransactionRows {
   /** A row was inserted unclaimed: relays must be told of the commit. */
   unleased: boolean;
   /**
-   * A ROLLBACK statement ran inside the transaction (to a savepoint): a leased row may have been undone
-   * with it, and publishing it would announce what was never committed. Nothing is handed over then.
+   * A ROLLBACK or ABORT statement ran in the transaction, or a statement failed: a leased row may have
+   * been undone (a rollback to a savepoint; MySQL rolls a whole transaction back on some errors), and
+   * publishing it from memory would announce what was never committed. Nothing is handed over then.
    */
-  partlyUndone: boolean;
+  maybeUndone: boolean;
+  /** Set once the commit's rows were handed over: a leased row added later is let go on its own. */
+  handedOver: boolean;
 }
 
-/** `tx`, noting any statement that rolls back part of the transaction. */
-export function watchForRollbacks(tx: SqlExecutor, rows: TransactionRows): SqlExecutor {
+const UNDOING = /\b(rollback|abort)\b/i;
+
+/** `tx`, noting any statement that may undo part of the transaction. */
+export function watchForUndoing(tx: SqlExecutor, rows: TransactionRows): SqlExecutor {
   return {
-    query(text, values, hints) {
-      // A false alarm (the word in a literal) only costs this transaction its handoff.
-      if (/\brollback\b/i.test(text)) rows.partlyUndone = true;
-      return tx.query(text, values, hints);
+    query<R>(text: string, values?: readonly unknown[], hints?: QueryHints) {
+      // A false alarm (the word in a literal, a failure the caller expected) only costs the handoff.
+      if (UNDOING.test(text)) rows.maybeUndone = true;
+      return tx.query<R>(text, values, hints).catch((err: unknown) => {
+        rows.maybeUndone = true;
+        throw err;
+      });
     },
   };
 }

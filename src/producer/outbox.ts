@@ -2,7 +2,7 @@ import { buildEnvelope, type Envelope, type MessageInput } from '../core/envelop
 import { systemClock, type Clock } from '../core/clock.js';
 import type { OutboxRelayStore, OutboxRow, OutboxStore, OutboxWriter } from '../ports/outbox-store.js';
 import type { SqlExecutor } from '../ports/sql-executor.js';
-import { watchForRollbacks, type CommitHandoff, type TransactionRows } from './commit-handoff.js';
+import { watchForUndoing, type CommitHandoff, type TransactionRows } from './commit-handoff.js';
 import { leasedRow, rowFromEnvelope } from './outbox-rows.js';
 
 export interface OutboxOptions {
@@ -67,8 +67,10 @@ export class Outbox {
     const notify = !this.notifyAfterCommit && !own;
     const result = await this.store.insert(tx, row, { ordered: this.ordered, notify, ...(lease && { lease }) });
     if (own && result.inserted) {
-      if (lease && result.seq !== undefined) own.leased.push(leasedRow(row, result.seq, lease));
-      else own.unleased = true;
+      const leased = lease && result.seq !== undefined ? leasedRow(row, result.seq, lease) : undefined;
+      if (!leased) own.unleased = true;
+      else if (!own.handedOver) own.leased.push(leased);
+      else this.letGo([leased]); // an add not awaited in the callback, done after the handoff: committed, untaken
     }
     return { messageId: result.messageId, duplicate: !result.inserted, envelope };
   }
@@ -82,9 +84,9 @@ export class Outbox {
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const store = this.store;
     if (!('transaction' in store)) throw new TypeError('outbox.transaction needs a full store (with transaction())');
-    const rows: TransactionRows = { leased: [], unleased: false, partlyUndone: false };
+    const rows: TransactionRows = { leased: [], unleased: false, maybeUndone: false, handedOver: false };
     const result = await store.transaction(async (tx) => {
-      const watched = watchForRollbacks(tx, rows);
+      const watched = watchForUndoing(tx, rows);
       this.own.set(watched, rows);
       try {
         return await work(watched);
@@ -92,7 +94,7 @@ export class Outbox {
         this.own.delete(watched);
       }
     });
-    this.handOver(store, rows);
+    this.handOver(rows);
     return result;
   }
 
@@ -112,12 +114,13 @@ export class Outbox {
   /**
    * @internal A relay in this process offers to publish committed rows directly. Refused (undefined)
    * for an ordered outbox, when another relay has it, or when the relay's store is not this outbox's
-   * (rows it took would be marked in other tables, and published again from these).
+   * store object (or one made from the other with Object.create): a store with the same table names may be
+   * another database, where the rows it took would be marked, and other rows with their seqs.
    */
   attachHandoff(handoff: CommitHandoff, store: OutboxRelayStore): (() => void) | undefined {
     const own = this.store;
     if (this.ordered || this.handoff || !('transaction' in own)) return undefined;
-    const same = store === own || ('outboxTable' in store && sameTables(store as OutboxStore, own));
+    const same = store === own || Object.getPrototypeOf(store) === own || Object.getPrototypeOf(own) === store;
     if (!same) return undefined;
     this.handoff = handoff;
     return () => {
@@ -126,19 +129,32 @@ export class Outbox {
   }
 
   /** After a commit: leased rows to the relay that holds them; the rest due at once, and relays told. */
-  private handOver(store: OutboxStore, rows: TransactionRows): void {
+  private handOver(rows: TransactionRows): void {
+    rows.handedOver = true;
     const { leased } = rows;
     let left: readonly OutboxRow[] = leased;
     try {
-      if (leased.length > 0 && !rows.partlyUndone && this.handoff) left = this.handoff.take(leased);
+      if (leased.length > 0 && !rows.maybeUndone && this.handoff) left = this.handoff.take(leased);
     } catch {
       // The commit stands whatever the relay does: its rows are left to the claims instead.
     }
-    if (left.length === 0) {
-      if (leased.length === 0 || rows.unleased) this.announce(true);
-      return;
-    }
-    void releaseRows(store, left, this.clock.now()).finally(() => this.announce(true));
+    if (left.length > 0) this.letGo(left);
+    else if (leased.length === 0 || rows.unleased) this.announce(true);
+  }
+
+  /**
+   * Makes committed leased rows due at once, then tells relays. By message id: a row undone with a
+   * savepoint may have left its seq to another (SQLite gives it again). Best effort: a row a failed
+   * release keeps falls due when its lease ends.
+   */
+  private letGo(rows: readonly OutboxRow[]): void {
+    const store = this.store as OutboxStore;
+    const byOwner = new Map<string, string[]>();
+    for (const row of rows) byOwner.set(row.claimedBy!, [...(byOwner.get(row.claimedBy!) ?? []), row.messageId]);
+    const now = this.clock.now();
+    void Promise.allSettled([...byOwner].map(([owner, ids]) => store.releaseMessages(owner, ids, now))).then(() =>
+      this.announce(true),
+    );
   }
 
   /** @internal Relays in this process subscribe to commit hints. */
@@ -146,15 +162,4 @@ export class Outbox {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
-}
-
-function sameTables(a: OutboxStore, b: OutboxStore): boolean {
-  return a.dialect === b.dialect && a.outboxTable === b.outboxTable;
-}
-
-/** Makes leased rows due at once. Best effort: rows a failed release keeps fall due when their lease ends. */
-async function releaseRows(store: OutboxStore, rows: readonly OutboxRow[], now: number): Promise<void> {
-  const byOwner = new Map<string, number[]>();
-  for (const row of rows) byOwner.set(row.claimedBy!, [...(byOwner.get(row.claimedBy!) ?? []), row.seq]);
-  for (const [owner, seqs] of byOwner) await store.release(owner, seqs, now).catch(() => undefined);
 }

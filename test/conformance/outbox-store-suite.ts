@@ -129,6 +129,26 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       expect((await claimAll(2_000, 'elsewhere')).map((r) => r.messageId)).toEqual([row.messageId]);
     });
 
+    it("releases leased rows by message id: only its owner's, only pending ones", async () => {
+      const lease = { owner: 'here', until: 50_000 };
+      const insert = async (row: NewOutboxRow, l = lease) => {
+        const t = await f.begin();
+        await f.store.insert(t.tx, row, { ordered: false, lease: l });
+        await t.commit();
+      };
+      const [mine, sentMine, theirs] = [newRow(), newRow(), newRow()];
+      await insert(mine);
+      await insert(sentMine);
+      await insert(theirs, { owner: 'there', until: 50_000 });
+      await f.store.markSent([(await f.store.get(sentMine.messageId))!.seq], 3_000);
+      const ids = [mine, sentMine, theirs].map((r) => r.messageId);
+      expect(await f.store.releaseMessages('here', [...ids, newRow().messageId], 2_000)).toBe(1);
+      expect(await f.store.get(mine.messageId)).toMatchObject({ claimedBy: null, nextAttemptAt: 2_000 });
+      expect(await f.store.get(sentMine.messageId)).toMatchObject({ status: 'sent' });
+      expect(await f.store.get(theirs.messageId)).toMatchObject({ claimedBy: 'there', nextAttemptAt: 50_000 });
+      expect(await f.store.releaseMessages('here', [], 2_000)).toBe(0);
+    });
+
     it('reports a duplicate of a leased insert without a seq', async () => {
       const first = newRow({ key: 'order-9' });
       await add(first);

@@ -27,6 +27,8 @@ for (const [name, makeFixture, mode] of variants) {
     let transport: Rabbit;
     let relays: OutboxRelay[];
     let claims: number;
+    /** Message ids of the rows claimed through `counted`. */
+    let claimed: string[];
     /** f.store, counting the claims made through it. */
     let counted: OutboxStore;
 
@@ -36,9 +38,21 @@ for (const [name, makeFixture, mode] of variants) {
       transport = await createRabbitMqTransport({ url: testEnv.amqpUrl, exchange: probe.exchange });
       relays = [];
       claims = 0;
+      claimed = [];
       counted = Object.create(f.store) as OutboxStore;
-      counted.claim = (req) => (claims++, f.store.claim(req));
-      if (f.store.claimLocked) counted.claimLocked = (req) => (claims++, f.store.claimLocked!(req));
+      counted.claim = async (req) => {
+        claims++;
+        const rows = await f.store.claim(req);
+        claimed.push(...rows.map((r) => r.messageId));
+        return rows;
+      };
+      if (f.store.claimLocked)
+        counted.claimLocked = async (req) => {
+          claims++;
+          const batch = await f.store.claimLocked!(req);
+          claimed.push(...batch.rows.map((r) => r.messageId));
+          return batch;
+        };
     });
     afterEach(async () => {
       for (const r of relays) await r.stop();
@@ -85,6 +99,7 @@ for (const [name, makeFixture, mode] of variants) {
       await waitFor('the row marked sent', async () => (await f.store.get(added.messageId))?.status === 'sent');
       expect(await f.store.get(added.messageId)).toMatchObject({ claimedBy: null, attempts: 0 });
       expect(claims).toBe(before); // nobody claimed it: the relay had it from the commit
+      expect(claimed).toEqual([]);
 
       // The same business event again: a duplicate, not published a second time.
       const dup = await outbox.transaction((tx) => outbox.add(tx, { type: 'order.created', key: 'o-1', payload: {} }));
@@ -123,6 +138,87 @@ for (const [name, makeFixture, mode] of variants) {
       // Another relay, woken by nothing, finds it due on its first claim, long before the lease (60 s) would end.
       await relay({ store: f.store, pollIntervalMs: 50 }).start();
       expect(await probe.collect(queue, 1, 10_000)).toEqual([added.messageId]);
+    });
+
+    it('leaves every row of a transaction in which a statement failed to the claims', async () => {
+      const queue = await probe.bindQueue('order.*');
+      const outbox = new Outbox({ store: f.store });
+      await started(relay({ outbox }));
+      const commit = outbox.transaction(async (tx) => {
+        const a = await outbox.add(tx, { type: 'order.created', payload: {} });
+        // Caught and carried on: MySQL and SQLite keep the transaction, and MySQL undoes all of it on some errors.
+        await tx.query('SELECT * FROM surety_no_such_table').catch(() => undefined);
+        const b = await outbox.add(tx, { type: 'order.paid', payload: {} });
+        return [a.messageId, b.messageId];
+      });
+      if (name.startsWith('postgres')) {
+        // PostgreSQL aborts the whole transaction: the next add is refused, nothing was written.
+        await expect(commit).rejects.toThrow(/current transaction is aborted/);
+        expect(await f.store.stats()).toMatchObject({ pending: 0, sent: 0 });
+        return;
+      }
+      const ids = await commit;
+      expect(new Set(await probe.collect(queue, 2, 10_000))).toEqual(new Set(ids));
+      expect(claimed).toEqual(expect.arrayContaining(ids)); // claimed, not handed over
+    });
+
+    it('never publishes a row that an ABORT statement undid', async () => {
+      if (!name.startsWith('postgres')) return; // ABORT is PostgreSQL's ROLLBACK
+      const queue = await probe.bindQueue('order.*');
+      const outbox = new Outbox({ store: f.store });
+      await started(relay({ outbox }));
+      // After ABORT, PostgreSQL answers the COMMIT with a warning and the COMMIT tag: the transaction "succeeds".
+      const undone = await outbox.transaction(async (tx) => {
+        const a = await outbox.add(tx, { type: 'order.created', payload: {} });
+        await tx.query('ABORT');
+        return a;
+      });
+      expect(await f.store.get(undone.messageId)).toBeUndefined();
+      const after = await outbox.transaction((tx) => outbox.add(tx, { type: 'order.paid', payload: {} }));
+      // The undone one would have gone out first, at its own commit.
+      expect(await probe.collect(queue, 1, 10_000)).toEqual([after.messageId]);
+    });
+
+    it('makes a commit due at once for any relay when its own relay is stopping', async () => {
+      const queue = await probe.bindQueue('order.*');
+      const outbox = new Outbox({ store: f.store });
+      const r = relay({ outbox });
+      await started(r);
+      let stopping: Promise<void> | undefined;
+      const added = await outbox.transaction(async (tx) => {
+        const a = await outbox.add(tx, { type: 'order.created', payload: {} });
+        stopping = r.stop(); // not awaited here: on SQLite its last writes wait for this transaction
+        return a;
+      });
+      await stopping;
+      await waitFor('the row let go', async () => (await f.store.get(added.messageId))?.claimedBy === null);
+      await relay({ pollIntervalMs: 50 }).start();
+      expect(await probe.collect(queue, 1, 10_000)).toEqual([added.messageId]);
+      expect(claimed).toContain(added.messageId); // the stopping relay did not take it
+    });
+
+    it('lets go at once of a row whose add was not awaited and ended after the handoff', async () => {
+      const queue = await probe.bindQueue('order.*');
+      let committed!: () => void;
+      const afterCommit = new Promise<void>((r) => (committed = r));
+      // The insert runs in the transaction; its result reaches the outbox only once the commit was handed over.
+      const late = Object.create(counted) as OutboxStore;
+      late.insert = async (tx, row, options) => {
+        const res = await f.store.insert(tx, row, options);
+        await afterCommit;
+        return res;
+      };
+      const outbox = new Outbox({ store: late });
+      await started(relay({ outbox }));
+      let adding!: Promise<{ messageId: string }>;
+      await outbox.transaction(async (tx) => {
+        adding = outbox.add(tx, { type: 'order.created', payload: {} });
+        await tx.query('SELECT 1'); // the add's statement goes out before the callback settles
+      });
+      committed();
+      const { messageId } = await adding;
+      expect(await probe.collect(queue, 1, 10_000)).toEqual([messageId]); // long before its lease (60 s) ends
+      expect(claimed).toEqual([messageId]);
     });
 
     it('reschedules a handed row the broker cannot route, like any failed publish', async () => {

@@ -5,6 +5,7 @@
  * SURETY_CRASH_AT, after SURETY_CRASH_AFTER occurrences:
  *   after-commit   a transaction committed and its row handed over (the publish may be on its way)
  *   before-mark    handed rows confirmed by the broker, not yet marked sent
+ * A claim that returns rows prints "claimed <n>": with the handoff working there is none.
  */
 import { silentLogger } from '../../src/core/logger.js';
 import { Outbox } from '../../src/producer/outbox.js';
@@ -29,6 +30,12 @@ const markSent = store.markSent.bind(store);
 store.markSent = async (seqs, now) => {
   if (crashAt === 'before-mark' && --remaining <= 0) die();
   return markSent(seqs, now);
+};
+const claimLocked = store.claimLocked.bind(store);
+store.claimLocked = async (req) => {
+  const batch = await claimLocked(req);
+  if (batch.rows.length > 0) process.stdout.write(`claimed ${batch.rows.length}\n`);
+  return batch;
 };
 const transport = await createRabbitMqTransport({ url: env('SURETY_AMQP_URL'), exchange: env('SURETY_EXCHANGE') });
 await transport.waitUntilReady(10_000);

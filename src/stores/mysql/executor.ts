@@ -32,8 +32,9 @@ export interface MysqlCallbackPoolLike {
  */
 export function toSqlResult<R>(result: unknown): SqlResult<R> {
   if (Array.isArray(result)) return { rows: result as R[], rowCount: result.length };
-  const header = result as { affectedRows?: number } | undefined;
-  return { rows: [], rowCount: header?.affectedRows ?? 0 };
+  const header = result as { affectedRows?: number; insertId?: number } | undefined;
+  const rowCount = header?.affectedRows ?? 0;
+  return header?.insertId ? { rows: [], rowCount, insertId: Number(header.insertId) } : { rows: [], rowCount };
 }
 
 /**

@@ -26,9 +26,6 @@ export const insertOutboxLeased = (
   version, headers, payload, traceparent, tracestate, created_at, next_attempt_at, claimed_by)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-/** The transaction's own new row: the executor reports no insert id. */
-export const selectSeqByMessageId = (t: TableNames) => `SELECT seq FROM ${t.outbox} WHERE message_id = ?`;
-
 // A locking read: it sees the latest commit, where a plain read would use the caller's snapshot, which
 // at REPEATABLE READ may predate the row whose duplicate key the insert just hit.
 export const selectMessageIdByTypeKey = (t: TableNames) =>
@@ -88,6 +85,10 @@ SELECT message_id, ?, ?, ?, ?, ? FROM ${t.outbox} WHERE seq = ?`;
 export const releaseClaims = (t: TableNames, count: number) => `UPDATE ${t.outbox}
 SET next_attempt_at = ?, claimed_by = NULL
 WHERE claimed_by = ? AND seq IN (${list(count)}) AND status = 'pending'`;
+
+export const releaseMessages = (t: TableNames, count: number) => `UPDATE ${t.outbox}
+SET next_attempt_at = ?, claimed_by = NULL
+WHERE claimed_by = ? AND message_id IN (${list(count)}) AND status = 'pending'`;
 
 /** ? before, ? limit. */
 export const purgeSent = (t: TableNames) =>

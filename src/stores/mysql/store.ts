@@ -197,9 +197,11 @@ export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, Co
         await tx.query(sql.insertOutbox(this.tables), [...insertValues(row, keySeq), row.createdAt]);
         return { inserted: true, messageId: row.messageId };
       }
-      await tx.query(sql.insertOutboxLeased(this.tables), leasedInsertValues(row, options.lease));
-      const { rows } = await tx.query<{ seq: number | string }>(sql.selectSeqByMessageId(this.tables), [row.messageId]);
-      return { inserted: true, messageId: row.messageId, seq: Number(rows[0]!.seq) };
+      // One statement: an add still running when the transaction's callback settles is either wholly
+      // in it or refused, never an insert whose seq could not be read back.
+      const res = await tx.query(sql.insertOutboxLeased(this.tables), leasedInsertValues(row, options.lease));
+      if (res.insertId === undefined) throw new TypeError('the MySQL executor reported no insert id');
+      return { inserted: true, messageId: row.messageId, seq: res.insertId };
     } catch (err) {
       // InnoDB rolls back just the failed statement: the caller's transaction goes on.
       if (!isDuplicateKey(err)) throw err;
@@ -243,6 +245,11 @@ export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, Co
   /** The update and its history row commit together (MySQL has no data-modifying CTE). */
   async recordFailure(u: FailureUpdate): Promise<boolean> {
     return this.ownTransaction((tx) => recordOutboxFailure(tx, sql, this.tables, u));
+  }
+
+  async releaseMessages(owner: string, messageIds: readonly string[], now: number): Promise<number> {
+    if (messageIds.length === 0) return 0;
+    return (await this.run(sql.releaseMessages(this.tables, messageIds.length), [now, owner, ...messageIds])).rowCount;
   }
 
   async release(owner: string, seqs: readonly number[], now: number): Promise<number> {

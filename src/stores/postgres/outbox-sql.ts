@@ -108,6 +108,11 @@ export const releaseClaims = (t: TableNames) => `UPDATE ${t.outbox}
 SET next_attempt_at = $3, claimed_by = NULL
 WHERE claimed_by = $1 AND seq = ANY($2::bigint[]) AND status = 'pending'`;
 
+/** $1 owner, $2 message ids, $3 now: due again at once. */
+export const releaseMessages = (t: TableNames) => `UPDATE ${t.outbox}
+SET next_attempt_at = $3, claimed_by = NULL
+WHERE claimed_by = $1 AND message_id = ANY($2::uuid[]) AND status = 'pending'`;
+
 export const purgeSent = (t: TableNames) => `DELETE FROM ${t.outbox} WHERE seq IN (
   SELECT seq FROM ${t.outbox} WHERE status = 'sent' AND sent_at < $1 ORDER BY sent_at LIMIT $2)`;
 

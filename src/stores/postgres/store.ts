@@ -238,6 +238,11 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
     return res.rowCount === 1;
   }
 
+  async releaseMessages(owner: string, messageIds: readonly string[], now: number): Promise<number> {
+    if (messageIds.length === 0) return 0;
+    return (await this.run(sql.releaseMessages(this.tables), [owner, messageIds, now])).rowCount;
+  }
+
   async release(owner: string, seqs: readonly number[], now: number): Promise<number> {
     if (seqs.length === 0) return 0;
     return (await this.run(sql.releaseClaims(this.tables), [owner, seqs, now])).rowCount;

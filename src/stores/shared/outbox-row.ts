@@ -42,11 +42,6 @@ export function clipError(text: string): string {
 }
 
 /** The insert's values in column order, message_id through created_at (every store's insertOutbox). */
-/** insertValues of a row inserted already claimed, then its lease end and owner. */
-export function leasedInsertValues(row: NewOutboxRow, lease: InsertLease): unknown[] {
-  return [...insertValues(row, 0), lease.until, lease.owner];
-}
-
 export function insertValues(row: NewOutboxRow, keySeq: number): unknown[] {
   return [
     row.messageId,
@@ -62,4 +57,9 @@ export function insertValues(row: NewOutboxRow, keySeq: number): unknown[] {
     row.tracestate,
     row.createdAt,
   ];
+}
+
+/** insertValues of a row inserted already claimed, then its lease end and owner. */
+export function leasedInsertValues(row: NewOutboxRow, lease: InsertLease): unknown[] {
+  return [...insertValues(row, 0), lease.until, lease.owner];
 }

@@ -72,6 +72,10 @@ export const releaseClaims = (t: TableNames) => `UPDATE ${t.outbox}
 SET next_attempt_at = ?, claimed_by = NULL
 WHERE claimed_by = ? AND seq IN (${seqList}) AND status = 'pending'`;
 
+export const releaseMessages = (t: TableNames) => `UPDATE ${t.outbox}
+SET next_attempt_at = ?, claimed_by = NULL
+WHERE claimed_by = ? AND message_id IN (SELECT value FROM json_each(?)) AND status = 'pending'`;
+
 /** ? before, ? limit. (DELETE ... LIMIT needs a compile option, hence the subquery.) */
 export const purgeSent = (t: TableNames) => `DELETE FROM ${t.outbox} WHERE seq IN (
   SELECT seq FROM ${t.outbox} WHERE status = 'sent' AND sent_at < ? ORDER BY sent_at LIMIT ?)`;

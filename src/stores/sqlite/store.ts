@@ -178,6 +178,11 @@ export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, C
     return this.ownTransaction((tx) => recordOutboxFailure(tx, sql, this.tables, u));
   }
 
+  async releaseMessages(owner: string, messageIds: readonly string[], now: number): Promise<number> {
+    if (messageIds.length === 0) return 0;
+    return (await this.run(sql.releaseMessages(this.tables), [now, owner, JSON.stringify(messageIds)])).rowCount;
+  }
+
   async release(owner: string, seqs: readonly number[], now: number): Promise<number> {
     if (seqs.length === 0) return 0;
     return (await this.run(sql.releaseClaims(this.tables), [now, owner, JSON.stringify(seqs)])).rowCount;
