@@ -164,5 +164,10 @@ export interface OutboxStore extends OutboxWriter, OutboxRelayStore, OutboxAdmin
   readonly outboxTable: string;
   /** Runs `work` in a transaction on the store's own connection; commits or rolls back and rethrows. */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * How many of these messages `tx` sees in the outbox. Run before a commit, it tells whether rows the
+   * transaction inserted are still in it, whatever statement may have undone them.
+   */
+  countMessages(tx: SqlExecutor, messageIds: readonly string[]): Promise<number>;
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
-import type { OutboxRow } from '../ports/outbox-store.js';
-import type { QueryHints, SqlExecutor } from '../ports/sql-executor.js';
+import type { OutboxRow, OutboxStore } from '../ports/outbox-store.js';
+import type { SqlExecutor } from '../ports/sql-executor.js';
 
 /**
  * A relay in this process that publishes rows of {@link Outbox.transaction} right after their commit,
@@ -19,28 +19,45 @@ export interface TransactionRows {
   readonly leased: OutboxRow[];
   /** A row was inserted unclaimed: relays must be told of the commit. */
   unleased: boolean;
+  /** How many of `leased` the check before the commit covered; a later one is let go, never handed. */
+  checked: number;
   /**
-   * A ROLLBACK or ABORT statement ran in the transaction, or a statement failed: a leased row may have
-   * been undone (a rollback to a savepoint; MySQL rolls a whole transaction back on some errors), and
-   * publishing it from memory would announce what was never committed. Nothing is handed over then.
+   * A checked row was no longer in the transaction, or the check failed: publishing from memory
+   * could announce what was never committed. Nothing is handed over.
    */
-  maybeUndone: boolean;
+  undone: boolean;
   /** Set once the commit's rows were handed over: a leased row added later is let go on its own. */
   handedOver: boolean;
 }
 
-const UNDOING = /\b(rollback|abort)\b/i;
+export const newTransactionRows = (): TransactionRows => ({
+  leased: [],
+  unleased: false,
+  checked: 0,
+  undone: false,
+  handedOver: false,
+});
 
-/** `tx`, noting any statement that may undo part of the transaction. */
-export function watchForUndoing(tx: SqlExecutor, rows: TransactionRows): SqlExecutor {
-  return {
-    query<R>(text: string, values?: readonly unknown[], hints?: QueryHints) {
-      // A false alarm (the word in a literal, a failure the caller expected) only costs the handoff.
-      if (UNDOING.test(text)) rows.maybeUndone = true;
-      return tx.query<R>(text, values, hints).catch((err: unknown) => {
-        rows.maybeUndone = true;
-        throw err;
-      });
-    },
-  };
+/**
+ * Checks, last thing before the commit, that every leased row is still in `tx`. Any statement may
+ * have undone some: a rollback to a savepoint, ABORT, a procedure that rolls back (MySQL), PREPARE
+ * TRANSACTION (PostgreSQL), a ROLLBACK on the driver's own handle, an error after which MySQL rolls
+ * the whole transaction back. Asking the database covers them all. The statement is issued before
+ * the COMMIT and need not be awaited first: on a pipelined connection both share one round trip.
+ * Never rejects.
+ */
+export async function checkLeased(
+  store: Pick<OutboxStore, 'countMessages'>,
+  tx: SqlExecutor,
+  rows: TransactionRows,
+): Promise<void> {
+  const ids = rows.leased.map((r) => r.messageId);
+  rows.checked = ids.length;
+  if (ids.length === 0) return;
+  try {
+    if ((await store.countMessages(tx, ids)) !== ids.length) rows.undone = true;
+  } catch {
+    // A transaction PostgreSQL already aborted: its COMMIT fails and says why; the handoff just stands back.
+    rows.undone = true;
+  }
 }

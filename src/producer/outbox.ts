@@ -2,7 +2,7 @@ import { buildEnvelope, type Envelope, type MessageInput } from '../core/envelop
 import { systemClock, type Clock } from '../core/clock.js';
 import type { OutboxRelayStore, OutboxRow, OutboxStore, OutboxWriter } from '../ports/outbox-store.js';
 import type { SqlExecutor } from '../ports/sql-executor.js';
-import { watchForUndoing, type CommitHandoff, type TransactionRows } from './commit-handoff.js';
+import { checkLeased, newTransactionRows, type CommitHandoff, type TransactionRows } from './commit-handoff.js';
 import { leasedRow, rowFromEnvelope } from './outbox-rows.js';
 
 export interface OutboxOptions {
@@ -84,16 +84,21 @@ export class Outbox {
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const store = this.store;
     if (!('transaction' in store)) throw new TypeError('outbox.transaction needs a full store (with transaction())');
-    const rows: TransactionRows = { leased: [], unleased: false, maybeUndone: false, handedOver: false };
+    const rows = newTransactionRows();
+    let check: Promise<void> | undefined;
     const result = await store.transaction(async (tx) => {
-      const watched = watchForUndoing(tx, rows);
-      this.own.set(watched, rows);
+      // An executor of its own: the key by which add() knows it runs in this transaction.
+      const mine: SqlExecutor = { query: (text, values, hints) => tx.query(text, values, hints) };
+      this.own.set(mine, rows);
       try {
-        return await work(watched);
+        const value = await work(mine);
+        check = checkLeased(store, tx, rows); // sent ahead of the COMMIT, read after it
+        return value;
       } finally {
-        this.own.delete(watched);
+        this.own.delete(mine);
       }
     });
+    await check;
     this.handOver(rows);
     return result;
   }
@@ -106,9 +111,20 @@ export class Outbox {
     this.announce(this.notifyAfterCommit);
   }
 
+  /** Never throws: it runs after a commit, which stands whatever a listener does. */
   private announce(notify: boolean): void {
-    if (notify) this.store.notifyCommitted?.();
-    for (const listener of this.listeners) listener();
+    try {
+      if (notify) this.store.notifyCommitted?.();
+    } catch {
+      // Best effort by contract: the relays' poll finds what a lost signal announced.
+    }
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch {
+        // A relay's wake-up failing leaves the rows to its next poll; the other listeners still hear.
+      }
+    }
   }
 
   /**
@@ -120,6 +136,8 @@ export class Outbox {
   attachHandoff(handoff: CommitHandoff, store: OutboxRelayStore): (() => void) | undefined {
     const own = this.store;
     if (this.ordered || this.handoff || !('transaction' in own)) return undefined;
+    // A store written before the handoff: without these its leased rows could only wait for their lease.
+    if (typeof own.countMessages !== 'function' || typeof own.releaseMessages !== 'function') return undefined;
     const same = store === own || Object.getPrototypeOf(store) === own || Object.getPrototypeOf(own) === store;
     if (!same) return undefined;
     this.handoff = handoff;
@@ -132,9 +150,12 @@ export class Outbox {
   private handOver(rows: TransactionRows): void {
     rows.handedOver = true;
     const { leased } = rows;
+    // Rows whose add ended after the check are committed, but unchecked: they go to the claims.
+    const checked = rows.undone ? 0 : rows.checked;
     let left: readonly OutboxRow[] = leased;
     try {
-      if (leased.length > 0 && !rows.maybeUndone && this.handoff) left = this.handoff.take(leased);
+      if (checked > 0 && this.handoff)
+        left = [...this.handoff.take(leased.slice(0, checked)), ...leased.slice(checked)];
     } catch {
       // The commit stands whatever the relay does: its rows are left to the claims instead.
     }
@@ -152,9 +173,10 @@ export class Outbox {
     const byOwner = new Map<string, string[]>();
     for (const row of rows) byOwner.set(row.claimedBy!, [...(byOwner.get(row.claimedBy!) ?? []), row.messageId]);
     const now = this.clock.now();
-    void Promise.allSettled([...byOwner].map(([owner, ids]) => store.releaseMessages(owner, ids, now))).then(() =>
-      this.announce(true),
+    const releases = [...byOwner].map(([owner, ids]) =>
+      Promise.resolve().then(() => store.releaseMessages(owner, ids, now)),
     );
+    void Promise.allSettled(releases).then(() => this.announce(true));
   }
 
   /** @internal Relays in this process subscribe to commit hints. */

@@ -149,6 +149,26 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       expect(await f.store.releaseMessages('here', [], 2_000)).toBe(0);
     });
 
+    it('counts the messages a transaction sees: its own inserts until a savepoint undoes them', async () => {
+      const committed = newRow();
+      const t0 = await f.begin();
+      await f.store.insert(t0.tx, committed, { ordered: false });
+      await t0.commit();
+      const [kept, undone] = [newRow(), newRow()];
+      const ids = [committed, kept, undone, newRow()].map((r) => r.messageId);
+      const t = await f.begin();
+      await f.store.insert(t.tx, kept, { ordered: false, lease: { owner: 'here', until: 50_000 } });
+      await t.tx.query('SAVEPOINT before_undone');
+      await f.store.insert(t.tx, undone, { ordered: false, lease: { owner: 'here', until: 50_000 } });
+      expect(await f.store.countMessages(t.tx, ids)).toBe(3);
+      await t.tx.query('ROLLBACK TO SAVEPOINT before_undone');
+      expect(await f.store.countMessages(t.tx, ids)).toBe(2);
+      expect(await f.store.countMessages(t.tx, [kept.messageId])).toBe(1);
+      expect(await f.store.countMessages(t.tx, [undone.messageId])).toBe(0);
+      expect(await f.store.countMessages(t.tx, [])).toBe(0);
+      await t.rollback();
+    });
+
     it('reports a duplicate of a leased insert without a seq', async () => {
       const first = newRow({ key: 'order-9' });
       await add(first);

@@ -1,12 +1,15 @@
+import { createConnection } from 'mysql2/promise';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import type { OutboxStore } from '../../src/ports/outbox-store.js';
+import type { SqlExecutor } from '../../src/ports/sql-executor.js';
 import { Outbox } from '../../src/producer/outbox.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
 import type { RelayOptions } from '../../src/producer/relay-options.js';
+import type { SqliteOutboxStore } from '../../src/stores/sqlite/index.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
-import { testEnv } from '../support/env.js';
+import { testEnv, uniqueName } from '../support/env.js';
 import { RabbitProbe } from '../support/rabbit.js';
 import { storeFixtures } from '../support/stores.js';
 import { waitFor } from '../support/wait.js';
@@ -140,26 +143,80 @@ for (const [name, makeFixture, mode] of variants) {
       expect(await probe.collect(queue, 1, 10_000)).toEqual([added.messageId]);
     });
 
-    it('leaves every row of a transaction in which a statement failed to the claims', async () => {
+    it('hands over a transaction whose caught failures undid nothing: a failed statement, a duplicate add', async () => {
       const queue = await probe.bindQueue('order.*');
       const outbox = new Outbox({ store: f.store });
+      const first = await outbox.transaction((tx) =>
+        outbox.add(tx, { type: 'order.created', key: 'o-1', payload: {} }),
+      );
       await started(relay({ outbox }));
+      expect(await probe.collect(queue, 1, 10_000)).toEqual([first.messageId]);
+      await waitFor('the first row marked sent', async () => (await f.store.get(first.messageId))?.status === 'sent');
       const commit = outbox.transaction(async (tx) => {
-        const a = await outbox.add(tx, { type: 'order.created', payload: {} });
-        // Caught and carried on: MySQL and SQLite keep the transaction, and MySQL undoes all of it on some errors.
+        // MySQL refuses the duplicate with a key error the store recovers from, in the caller's transaction.
+        const dup = await outbox.add(tx, { type: 'order.created', key: 'o-1', payload: {} });
         await tx.query('SELECT * FROM surety_no_such_table').catch(() => undefined);
         const b = await outbox.add(tx, { type: 'order.paid', payload: {} });
-        return [a.messageId, b.messageId];
+        return [dup, b] as const;
       });
       if (name.startsWith('postgres')) {
         // PostgreSQL aborts the whole transaction: the next add is refused, nothing was written.
         await expect(commit).rejects.toThrow(/current transaction is aborted/);
-        expect(await f.store.stats()).toMatchObject({ pending: 0, sent: 0 });
+        expect(await f.store.stats()).toMatchObject({ pending: 0, sent: 1 });
         return;
       }
-      const ids = await commit;
-      expect(new Set(await probe.collect(queue, 2, 10_000))).toEqual(new Set(ids));
-      expect(claimed).toEqual(expect.arrayContaining(ids)); // claimed, not handed over
+      const [dup, b] = await commit;
+      expect(dup).toMatchObject({ duplicate: true, messageId: first.messageId });
+      expect(await probe.collect(queue, 1, 10_000)).toEqual([b.messageId]);
+      await waitFor('the row marked sent', async () => (await f.store.get(b.messageId))?.status === 'sent');
+      expect(claimed).toEqual([first.messageId]); // b handed over, not claimed
+    });
+
+    it('never publishes a row undone by a statement that does not say ROLLBACK, and loses none', async () => {
+      const queue = await probe.bindQueue('order.*');
+      const outbox = new Outbox({ store: f.store });
+      await started(relay({ outbox }));
+      const undo = await undoer(name, f);
+      try {
+        const commit = outbox.transaction(async (tx) => {
+          const a = await outbox.add(tx, { type: 'order.created', payload: {} });
+          await undo(tx);
+          // After the undoing statement, PostgreSQL and MySQL run this one on its own, committed at once.
+          const b = name === 'sqlite' ? undefined : await outbox.add(tx, { type: 'order.paid', payload: {} });
+          return [a, b] as const;
+        });
+        if (name === 'sqlite') {
+          // better-sqlite3 then has no transaction to COMMIT: the store says so.
+          await expect(commit).rejects.toThrow(/no transaction is active/);
+          expect(await f.store.stats()).toMatchObject({ pending: 0, sent: 0 });
+          return;
+        }
+        const [a, b] = await commit;
+        expect(await f.store.get(a.messageId)).toBeUndefined();
+        // b committed and was let go with a, to a claim: a handed a would have gone out first, at this commit.
+        expect(await probe.collect(queue, 1, 10_000)).toEqual([b!.messageId]);
+        expect(claimed).toEqual([b!.messageId]);
+      } finally {
+        await undo.cleanup?.();
+      }
+    });
+
+    it('a commit stands and its rows go out when a commit listener throws', async () => {
+      const queue = await probe.bindQueue('order.*');
+      const outbox = new Outbox({ store: f.store });
+      outbox.onCommitted(() => {
+        throw new Error('a listener that fails');
+      });
+      // Nothing attached: the commit is announced to the listeners at once.
+      const plain = await outbox.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: {} }));
+      // A relay that cannot publish: its rows are let go, then announced.
+      const own = await createRabbitMqTransport({ url: testEnv.amqpUrl, exchange: probe.exchange });
+      await started(relay({ outbox, publisher: own }));
+      await own.close();
+      const leased = await outbox.transaction((tx) => outbox.add(tx, { type: 'order.paid', payload: {} }));
+      await waitFor('the row let go', async () => (await f.store.get(leased.messageId))?.claimedBy === null);
+      await relay({ store: f.store, pollIntervalMs: 50 }).start();
+      expect(new Set(await probe.collect(queue, 2, 10_000))).toEqual(new Set([plain.messageId, leased.messageId]));
     });
 
     it('never publishes a row that an ABORT statement undid', async () => {
@@ -221,6 +278,36 @@ for (const [name, makeFixture, mode] of variants) {
       expect(claimed).toEqual([messageId]);
     });
 
+    it('lets go of a row whose add was not awaited and ended after the check before the commit', async () => {
+      const queue = await probe.bindQueue('order.*');
+      let checking!: () => void;
+      const checked = new Promise<void>((r) => (checking = r));
+      // The insert's result reaches the outbox after the check was sent, before the commit is handed over.
+      const late = Object.create(counted) as OutboxStore;
+      late.insert = async (tx, row, options) => {
+        const res = await f.store.insert(tx, row, options);
+        if (row.type === 'order.created') await checked;
+        return res;
+      };
+      late.countMessages = (tx, ids) => {
+        const count = f.store.countMessages(tx, ids);
+        checking();
+        return count;
+      };
+      const outbox = new Outbox({ store: late });
+      await started(relay({ outbox }));
+      let adding!: Promise<{ messageId: string }>;
+      await outbox.transaction(async (tx) => {
+        await outbox.add(tx, { type: 'order.paid', payload: {} }); // so that there is a check
+        adding = outbox.add(tx, { type: 'order.created', payload: {} });
+        await tx.query('SELECT 1');
+      });
+      const { messageId } = await adding;
+      const collected = await probe.collect(queue, 2, 10_000);
+      expect(collected).toContain(messageId);
+      expect(claimed).toEqual([messageId]); // the checked row was handed over; this one, unchecked, claimed
+    });
+
     it('reschedules a handed row the broker cannot route, like any failed publish', async () => {
       await probe.bindQueue('order.paid'); // nothing for order.created
       const outbox = new Outbox({ store: f.store });
@@ -234,6 +321,17 @@ for (const [name, makeFixture, mode] of variants) {
       expect(claims).toBe(before);
     });
 
+    it('is not handed anything through a store of an earlier make, without countMessages and releaseMessages', async () => {
+      const queue = await probe.bindQueue('order.*');
+      const older = Object.create(counted) as Partial<Record<keyof OutboxStore, unknown>>;
+      older.countMessages = older.releaseMessages = undefined;
+      const outbox = new Outbox({ store: older as OutboxStore });
+      await started(relay({ outbox }));
+      const added = await outbox.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: {} }));
+      expect(await probe.collect(queue, 1, 10_000)).toEqual([added.messageId]);
+      expect(claimed).toEqual([added.messageId]); // inserted unclaimed, found by a claim at once
+    });
+
     it('is not handed anything by an ordered outbox: the claim keeps each key in order', async () => {
       const queue = await probe.bindQueue('order.*');
       const outbox = new Outbox({ store: f.store, ordered: true });
@@ -243,4 +341,27 @@ for (const [name, makeFixture, mode] of variants) {
       expect(claims).toBeGreaterThan(before);
     });
   });
+}
+
+type Undo = ((tx: SqlExecutor) => Promise<unknown>) & { cleanup?: () => Promise<void> };
+
+/** A statement that undoes the transaction without the word ROLLBACK or ABORT in its text. */
+async function undoer(name: string, f: StoreFixture): Promise<Undo> {
+  if (name.startsWith('postgres')) {
+    // pg takes a query config object too; its text is what the server runs.
+    return (tx) => (tx.query as unknown as (config: { text: string }) => Promise<unknown>)({ text: 'ABORT' });
+  }
+  if (name === 'sqlite') {
+    // The driver's own handle, beside the store's transaction.
+    return async () => (f.store as SqliteOutboxStore).db.exec('ROLLBACK');
+  }
+  const procedure = uniqueName('undo');
+  const conn = await createConnection(testEnv.mysqlUrl);
+  await conn.query(`CREATE PROCEDURE ${procedure}() ROLLBACK`);
+  const undo: Undo = (tx) => tx.query(`CALL ${procedure}()`);
+  undo.cleanup = async () => {
+    await conn.query(`DROP PROCEDURE IF EXISTS ${procedure}`);
+    await conn.end();
+  };
+  return undo;
 }

@@ -90,6 +90,9 @@ export const releaseMessages = (t: TableNames, count: number) => `UPDATE ${t.out
 SET next_attempt_at = ?, claimed_by = NULL
 WHERE claimed_by = ? AND message_id IN (${list(count)}) AND status = 'pending'`;
 
+export const countMessages = (t: TableNames, count: number) =>
+  `SELECT count(*) AS n FROM ${t.outbox} WHERE message_id IN (${list(count)})`;
+
 /** ? before, ? limit. */
 export const purgeSent = (t: TableNames) =>
   `DELETE FROM ${t.outbox} WHERE status = 'sent' AND sent_at < ? ORDER BY sent_at LIMIT ?`;

@@ -247,6 +247,14 @@ export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, Co
     return this.ownTransaction((tx) => recordOutboxFailure(tx, sql, this.tables, u));
   }
 
+  async countMessages(tx: SqlExecutor, messageIds: readonly string[]): Promise<number> {
+    if (messageIds.length === 0) return 0;
+    const { rows } = await tx.query<{ n: number | string }>(sql.countMessages(this.tables, messageIds.length), [
+      ...messageIds,
+    ]);
+    return Number(rows[0]!.n);
+  }
+
   async releaseMessages(owner: string, messageIds: readonly string[], now: number): Promise<number> {
     if (messageIds.length === 0) return 0;
     return (await this.run(sql.releaseMessages(this.tables, messageIds.length), [now, owner, ...messageIds])).rowCount;

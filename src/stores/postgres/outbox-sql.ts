@@ -113,6 +113,13 @@ export const releaseMessages = (t: TableNames) => `UPDATE ${t.outbox}
 SET next_attempt_at = $3, claimed_by = NULL
 WHERE claimed_by = $1 AND message_id = ANY($2::uuid[]) AND status = 'pending'`;
 
+/** $1 message ids. */
+export const countMessages = (t: TableNames) =>
+  `SELECT count(*)::int AS n FROM ${t.outbox} WHERE message_id = ANY($1::uuid[])`;
+
+/** $1 message id. */
+export const countMessage = (t: TableNames) => `SELECT count(*)::int AS n FROM ${t.outbox} WHERE message_id = $1`;
+
 export const purgeSent = (t: TableNames) => `DELETE FROM ${t.outbox} WHERE seq IN (
   SELECT seq FROM ${t.outbox} WHERE status = 'sent' AND sent_at < $1 ORDER BY sent_at LIMIT $2)`;
 

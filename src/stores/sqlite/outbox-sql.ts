@@ -76,6 +76,10 @@ export const releaseMessages = (t: TableNames) => `UPDATE ${t.outbox}
 SET next_attempt_at = ?, claimed_by = NULL
 WHERE claimed_by = ? AND message_id IN (SELECT value FROM json_each(?)) AND status = 'pending'`;
 
+/** ? message ids (JSON array). */
+export const countMessages = (t: TableNames) =>
+  `SELECT count(*) AS n FROM ${t.outbox} WHERE message_id IN (SELECT value FROM json_each(?))`;
+
 /** ? before, ? limit. (DELETE ... LIMIT needs a compile option, hence the subquery.) */
 export const purgeSent = (t: TableNames) => `DELETE FROM ${t.outbox} WHERE seq IN (
   SELECT seq FROM ${t.outbox} WHERE status = 'sent' AND sent_at < ? ORDER BY sent_at LIMIT ?)`;

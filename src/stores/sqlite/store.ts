@@ -178,6 +178,12 @@ export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, C
     return this.ownTransaction((tx) => recordOutboxFailure(tx, sql, this.tables, u));
   }
 
+  async countMessages(tx: SqlExecutor, messageIds: readonly string[]): Promise<number> {
+    if (messageIds.length === 0) return 0;
+    const { rows } = await tx.query<{ n: number }>(sql.countMessages(this.tables), [JSON.stringify(messageIds)]);
+    return Number(rows[0]!.n);
+  }
+
   async releaseMessages(owner: string, messageIds: readonly string[], now: number): Promise<number> {
     if (messageIds.length === 0) return 0;
     return (await this.run(sql.releaseMessages(this.tables), [now, owner, JSON.stringify(messageIds)])).rowCount;
