@@ -39,6 +39,9 @@ export type NewOutboxRow = Pick<
   | 'createdAt'
 >;
 
+/** One outbox row, as the transaction that inserted it knows it. */
+export type RowRef = Pick<OutboxRow, 'seq' | 'messageId'>;
+
 export interface InsertResult {
   /** False when a row with the same (type, key) already existed; nothing was written. */
   readonly inserted: boolean;
@@ -165,9 +168,10 @@ export interface OutboxStore extends OutboxWriter, OutboxRelayStore, OutboxAdmin
   /** Runs `work` in a transaction on the store's own connection; commits or rolls back and rethrows. */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /**
-   * How many of these messages `tx` sees in the outbox. Run before a commit, it tells whether rows the
-   * transaction inserted are still in it, whatever statement may have undone them.
+   * How many of these rows `tx` sees in the outbox, each matched by seq and message id both. Run before
+   * a commit, it tells whether rows the transaction inserted are still in it, whatever statement may
+   * have undone them; the seq tells them apart from another transaction's row with the same id.
    */
-  countMessages(tx: SqlExecutor, messageIds: readonly string[]): Promise<number>;
+  countRows(tx: SqlExecutor, rows: readonly RowRef[]): Promise<number>;
   close(): Promise<void>;
 }

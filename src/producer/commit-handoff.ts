@@ -47,17 +47,18 @@ export const newTransactionRows = (): TransactionRows => ({
  * Never rejects.
  */
 export async function checkLeased(
-  store: Pick<OutboxStore, 'countMessages'>,
+  store: Pick<OutboxStore, 'countRows'>,
   tx: SqlExecutor,
   rows: TransactionRows,
 ): Promise<void> {
-  const ids = rows.leased.map((r) => r.messageId);
-  rows.checked = ids.length;
-  if (ids.length === 0) return;
+  const checked = [...rows.leased];
+  rows.checked = checked.length;
+  if (checked.length === 0) return;
   try {
-    if ((await store.countMessages(tx, ids)) !== ids.length) rows.undone = true;
+    if ((await store.countRows(tx, checked)) !== checked.length) rows.undone = true;
   } catch {
-    // A transaction PostgreSQL already aborted: its COMMIT fails and says why; the handoff just stands back.
+    // The transaction was failing already (aborted, cancelled, timed out): a failed statement aborts a
+    // PostgreSQL transaction, so its COMMIT rolls back and says so. The handoff just stands back.
     rows.undone = true;
   }
 }

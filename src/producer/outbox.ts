@@ -86,18 +86,27 @@ export class Outbox {
     if (!('transaction' in store)) throw new TypeError('outbox.transaction needs a full store (with transaction())');
     const rows = newTransactionRows();
     let check: Promise<void> | undefined;
-    const result = await store.transaction(async (tx) => {
-      // An executor of its own: the key by which add() knows it runs in this transaction.
-      const mine: SqlExecutor = { query: (text, values, hints) => tx.query(text, values, hints) };
-      this.own.set(mine, rows);
-      try {
-        const value = await work(mine);
-        check = checkLeased(store, tx, rows); // sent ahead of the COMMIT, read after it
-        return value;
-      } finally {
-        this.own.delete(mine);
-      }
-    });
+    let result: T;
+    try {
+      result = await store.transaction(async (tx) => {
+        // An executor of its own: the key by which add() knows it runs in this transaction.
+        const mine: SqlExecutor = { query: (text, values, hints) => tx.query(text, values, hints) };
+        this.own.set(mine, rows);
+        try {
+          const value = await work(mine);
+          check = checkLeased(store, tx, rows); // sent ahead of the COMMIT, read after it
+          return value;
+        } finally {
+          this.own.delete(mine);
+        }
+      });
+    } catch (err) {
+      // Rows may have committed anyway: on their own after an undoing statement, or before a DDL (MySQL).
+      // Leased to the relay, they would wait out the lease; releasing rows that never committed does nothing.
+      rows.handedOver = true;
+      if (rows.leased.length > 0) this.letGo(rows.leased);
+      throw err;
+    }
     await check;
     this.handOver(rows);
     return result;
@@ -137,7 +146,7 @@ export class Outbox {
     const own = this.store;
     if (this.ordered || this.handoff || !('transaction' in own)) return undefined;
     // A store written before the handoff: without these its leased rows could only wait for their lease.
-    if (typeof own.countMessages !== 'function' || typeof own.releaseMessages !== 'function') return undefined;
+    if (typeof own.countRows !== 'function' || typeof own.releaseMessages !== 'function') return undefined;
     const same = store === own || Object.getPrototypeOf(store) === own || Object.getPrototypeOf(own) === store;
     if (!same) return undefined;
     this.handoff = handoff;

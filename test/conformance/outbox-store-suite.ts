@@ -149,23 +149,36 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       expect(await f.store.releaseMessages('here', [], 2_000)).toBe(0);
     });
 
-    it('counts the messages a transaction sees: its own inserts until a savepoint undoes them', async () => {
+    it('counts the rows a transaction sees, by seq and id: its own inserts until a savepoint undoes them', async () => {
       const committed = newRow();
       const t0 = await f.begin();
       await f.store.insert(t0.tx, committed, { ordered: false });
       await t0.commit();
-      const [kept, undone] = [newRow(), newRow()];
-      const ids = [committed, kept, undone, newRow()].map((r) => r.messageId);
+      const old = { seq: (await f.store.get(committed.messageId))!.seq, messageId: committed.messageId };
+      const lease = { owner: 'here', until: 50_000 };
       const t = await f.begin();
-      await f.store.insert(t.tx, kept, { ordered: false, lease: { owner: 'here', until: 50_000 } });
+      const keptRow = newRow();
+      const kept = {
+        seq: (await f.store.insert(t.tx, keptRow, { ordered: false, lease })).seq!,
+        messageId: keptRow.messageId,
+      };
       await t.tx.query('SAVEPOINT before_undone');
-      await f.store.insert(t.tx, undone, { ordered: false, lease: { owner: 'here', until: 50_000 } });
-      expect(await f.store.countMessages(t.tx, ids)).toBe(3);
+      const undoneRow = newRow();
+      const undone = {
+        seq: (await f.store.insert(t.tx, undoneRow, { ordered: false, lease })).seq!,
+        messageId: undoneRow.messageId,
+      };
+      const never = { seq: undone.seq + 1_000, messageId: newRow().messageId };
+      const all = [old, kept, undone, never];
+      expect(await f.store.countRows(t.tx, all)).toBe(3);
       await t.tx.query('ROLLBACK TO SAVEPOINT before_undone');
-      expect(await f.store.countMessages(t.tx, ids)).toBe(2);
-      expect(await f.store.countMessages(t.tx, [kept.messageId])).toBe(1);
-      expect(await f.store.countMessages(t.tx, [undone.messageId])).toBe(0);
-      expect(await f.store.countMessages(t.tx, [])).toBe(0);
+      expect(await f.store.countRows(t.tx, all)).toBe(2);
+      expect(await f.store.countRows(t.tx, [kept])).toBe(1);
+      expect(await f.store.countRows(t.tx, [undone])).toBe(0);
+      // The same id with another seq is another row (one a different transaction may hold): not counted.
+      expect(await f.store.countRows(t.tx, [{ seq: old.seq, messageId: kept.messageId }])).toBe(0);
+      expect(await f.store.countRows(t.tx, [{ ...kept, seq: old.seq }, old])).toBe(1);
+      expect(await f.store.countRows(t.tx, [])).toBe(0);
       await t.rollback();
     });
 

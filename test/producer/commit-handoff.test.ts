@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import type { OutboxStore } from '../../src/ports/outbox-store.js';
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
+import { newMessageId } from '../../src/core/envelope.js';
 import { Outbox } from '../../src/producer/outbox.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
 import type { RelayOptions } from '../../src/producer/relay-options.js';
@@ -12,6 +13,7 @@ import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { testEnv, uniqueName } from '../support/env.js';
 import { RabbitProbe } from '../support/rabbit.js';
 import { storeFixtures } from '../support/stores.js';
+import { makePostgresFixture } from '../stores/fixtures.js';
 import { waitFor } from '../support/wait.js';
 
 type Rabbit = Awaited<ReturnType<typeof createRabbitMqTransport>>;
@@ -19,6 +21,8 @@ type Rabbit = Awaited<ReturnType<typeof createRabbitMqTransport>>;
 const variants: [name: string, make: (typeof storeFixtures)['postgres'], mode: Partial<RelayOptions>][] = [
   ['postgres', storeFixtures.postgres, {}],
   ['postgres, lease claims', storeFixtures.postgres, { lockedClaims: false }],
+  // Statements wait their turn on a plain pool: the check before the COMMIT is a round trip of its own.
+  ['postgres, plain pool', (label) => makePostgresFixture(label, { pipeline: false }), {}],
   ['mysql', storeFixtures.mysql, {}],
   ['sqlite', storeFixtures.sqlite, {}],
 ];
@@ -178,24 +182,59 @@ for (const [name, makeFixture, mode] of variants) {
       await started(relay({ outbox }));
       const undo = await undoer(name, f);
       try {
-        const commit = outbox.transaction(async (tx) => {
+        const [a, b] = await outbox.transaction(async (tx) => {
           const a = await outbox.add(tx, { type: 'order.created', payload: {} });
-          await undo(tx);
-          // After the undoing statement, PostgreSQL and MySQL run this one on its own, committed at once.
-          const b = name === 'sqlite' ? undefined : await outbox.add(tx, { type: 'order.paid', payload: {} });
+          await undo(tx, { reopen: true });
+          // Committed: on its own (PostgreSQL, MySQL) or in the transaction reopened (SQLite).
+          const b = await outbox.add(tx, { type: 'order.paid', payload: {} });
           return [a, b] as const;
         });
-        if (name === 'sqlite') {
-          // better-sqlite3 then has no transaction to COMMIT: the store says so.
-          await expect(commit).rejects.toThrow(/no transaction is active/);
-          expect(await f.store.stats()).toMatchObject({ pending: 0, sent: 0 });
-          return;
-        }
-        const [a, b] = await commit;
         expect(await f.store.get(a.messageId)).toBeUndefined();
-        // b committed and was let go with a, to a claim: a handed a would have gone out first, at this commit.
-        expect(await probe.collect(queue, 1, 10_000)).toEqual([b!.messageId]);
-        expect(claimed).toEqual([b!.messageId]);
+        // b was let go with a, to a claim: a handed a would have gone out first, at this commit.
+        expect(await probe.collect(queue, 1, 10_000)).toEqual([b.messageId]);
+        expect(claimed).toEqual([b.messageId]);
+      } finally {
+        await undo.cleanup?.();
+      }
+    });
+
+    it("never takes another transaction's row with the same id for its own undone one", async () => {
+      if (!f.concurrentWriters) return; // SQLite: no other transaction can commit meanwhile
+      const queue = await probe.bindQueue('order.*');
+      const outbox = new Outbox({ store: f.store });
+      await started(relay({ outbox }));
+      const id = newMessageId();
+      const theirs = new Outbox({ store: f.store, notifyAfterCommit: true }); // nothing attached to it
+      await outbox.transaction(async (tx) => {
+        await tx.query('SAVEPOINT before_add');
+        await outbox.add(tx, { id, type: 'order.created', payload: { mine: true } });
+        await tx.query('ROLLBACK TO SAVEPOINT before_add');
+        // Another transaction commits a row with that id before this one's check: a count by id alone finds it.
+        await f.store.transaction((other) => theirs.add(other, { id, type: 'order.paid', payload: {} }));
+      });
+      expect(await probe.collect(queue, 1, 10_000)).toEqual([id]);
+      expect(claimed).toEqual([id]); // theirs, claimed; mine was never handed over
+      expect(await f.store.get(id)).toMatchObject({ type: 'order.paid' });
+    });
+
+    it('lets go of rows committed on their own when the transaction then fails', async () => {
+      const queue = await probe.bindQueue('order.*');
+      const outbox = new Outbox({ store: f.store });
+      await started(relay({ outbox }));
+      const undo = await undoer(name, f);
+      let b: string | undefined;
+      try {
+        const commit = outbox.transaction(async (tx) => {
+          await outbox.add(tx, { type: 'order.created', payload: {} });
+          await undo(tx, { reopen: false });
+          b = (await outbox.add(tx, { type: 'order.paid', payload: {} })).messageId; // committed at once
+          if (name !== 'sqlite') throw new Error('the callback fails after all');
+          // SQLite: the store's COMMIT finds no transaction and fails.
+        });
+        await expect(commit).rejects.toThrow(/the callback fails after all|no transaction is active/);
+        // Leased to the relay, which was handed nothing: released at once, not after its lease (60 s).
+        expect(await probe.collect(queue, 1, 10_000)).toEqual([b]);
+        expect(claimed).toEqual([b]);
       } finally {
         await undo.cleanup?.();
       }
@@ -207,6 +246,8 @@ for (const [name, makeFixture, mode] of variants) {
       outbox.onCommitted(() => {
         throw new Error('a listener that fails');
       });
+      let heard = 0;
+      outbox.onCommitted(() => heard++); // after the failing one
       // Nothing attached: the commit is announced to the listeners at once.
       const plain = await outbox.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: {} }));
       // A relay that cannot publish: its rows are let go, then announced.
@@ -217,6 +258,7 @@ for (const [name, makeFixture, mode] of variants) {
       await waitFor('the row let go', async () => (await f.store.get(leased.messageId))?.claimedBy === null);
       await relay({ store: f.store, pollIntervalMs: 50 }).start();
       expect(new Set(await probe.collect(queue, 2, 10_000))).toEqual(new Set([plain.messageId, leased.messageId]));
+      expect(heard).toBeGreaterThanOrEqual(2); // both commits reached the listener after the failing one
     });
 
     it('never publishes a row that an ABORT statement undid', async () => {
@@ -289,8 +331,8 @@ for (const [name, makeFixture, mode] of variants) {
         if (row.type === 'order.created') await checked;
         return res;
       };
-      late.countMessages = (tx, ids) => {
-        const count = f.store.countMessages(tx, ids);
+      late.countRows = (tx, rows) => {
+        const count = f.store.countRows(tx, rows);
         checking();
         return count;
       };
@@ -321,16 +363,18 @@ for (const [name, makeFixture, mode] of variants) {
       expect(claims).toBe(before);
     });
 
-    it('is not handed anything through a store of an earlier make, without countMessages and releaseMessages', async () => {
-      const queue = await probe.bindQueue('order.*');
-      const older = Object.create(counted) as Partial<Record<keyof OutboxStore, unknown>>;
-      older.countMessages = older.releaseMessages = undefined;
-      const outbox = new Outbox({ store: older as OutboxStore });
-      await started(relay({ outbox }));
-      const added = await outbox.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: {} }));
-      expect(await probe.collect(queue, 1, 10_000)).toEqual([added.messageId]);
-      expect(claimed).toEqual([added.messageId]); // inserted unclaimed, found by a claim at once
-    });
+    for (const missing of ['countRows', 'releaseMessages'] as const) {
+      it(`is not handed anything through a store of an earlier make, without ${missing}`, async () => {
+        const queue = await probe.bindQueue('order.*');
+        const older = Object.create(counted) as Partial<Record<keyof OutboxStore, unknown>>;
+        older[missing] = undefined;
+        const outbox = new Outbox({ store: older as OutboxStore });
+        await started(relay({ outbox }));
+        const added = await outbox.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: {} }));
+        expect(await probe.collect(queue, 1, 10_000)).toEqual([added.messageId]);
+        expect(claimed).toEqual([added.messageId]); // inserted unclaimed, found by a claim at once
+      });
+    }
 
     it('is not handed anything by an ordered outbox: the claim keeps each key in order', async () => {
       const queue = await probe.bindQueue('order.*');
@@ -343,9 +387,15 @@ for (const [name, makeFixture, mode] of variants) {
   });
 }
 
-type Undo = ((tx: SqlExecutor) => Promise<unknown>) & { cleanup?: () => Promise<void> };
+type Undo = ((tx: SqlExecutor, options: { reopen: boolean }) => Promise<unknown>) & {
+  cleanup?: () => Promise<void>;
+};
 
-/** A statement that undoes the transaction without the word ROLLBACK or ABORT in its text. */
+/**
+ * A statement that undoes the transaction without the word ROLLBACK or ABORT in its text. With
+ * `reopen`, SQLite opens a new transaction on the driver's handle at once, so that the store's COMMIT
+ * succeeds; PostgreSQL and MySQL run later statements on their own either way.
+ */
 async function undoer(name: string, f: StoreFixture): Promise<Undo> {
   if (name.startsWith('postgres')) {
     // pg takes a query config object too; its text is what the server runs.
@@ -353,7 +403,8 @@ async function undoer(name: string, f: StoreFixture): Promise<Undo> {
   }
   if (name === 'sqlite') {
     // The driver's own handle, beside the store's transaction.
-    return async () => (f.store as SqliteOutboxStore).db.exec('ROLLBACK');
+    const { db } = f.store as SqliteOutboxStore;
+    return async (_tx, { reopen }) => db.exec(reopen ? 'ROLLBACK; BEGIN' : 'ROLLBACK');
   }
   const procedure = uniqueName('undo');
   const conn = await createConnection(testEnv.mysqlUrl);

@@ -7,6 +7,7 @@ import type { TableNames } from '../shared/naming.js';
 export const indexNames = (prefix: string) => ({ due: `${prefix}outbox_due`, unsentKey: `${prefix}outbox_unsent_key` });
 
 const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+const rowMatches = (n: number) => Array.from({ length: n }, () => '(seq = ? AND message_id = ?)').join(' OR ');
 const qualified = (alias: string) =>
   OUTBOX_COLUMNS.split(', ')
     .map((c) => `${alias}.${c}`)
@@ -90,8 +91,9 @@ export const releaseMessages = (t: TableNames, count: number) => `UPDATE ${t.out
 SET next_attempt_at = ?, claimed_by = NULL
 WHERE claimed_by = ? AND message_id IN (${list(count)}) AND status = 'pending'`;
 
-export const countMessages = (t: TableNames, count: number) =>
-  `SELECT count(*) AS n FROM ${t.outbox} WHERE message_id IN (${list(count)})`;
+/** `count` pairs of ? seq, ? message id. */
+export const countRows = (t: TableNames, count: number) =>
+  `SELECT count(*) AS n FROM ${t.outbox} WHERE ${rowMatches(count)}`;
 
 /** ? before, ? limit. */
 export const purgeSent = (t: TableNames) =>

@@ -10,6 +10,7 @@ import type {
   InsertOptions,
   InsertResult,
   NewOutboxRow,
+  RowRef,
   OutboxRow,
   OutboxStats,
   OutboxStore,
@@ -247,12 +248,11 @@ export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, Co
     return this.ownTransaction((tx) => recordOutboxFailure(tx, sql, this.tables, u));
   }
 
-  async countMessages(tx: SqlExecutor, messageIds: readonly string[]): Promise<number> {
-    if (messageIds.length === 0) return 0;
-    const { rows } = await tx.query<{ n: number | string }>(sql.countMessages(this.tables, messageIds.length), [
-      ...messageIds,
-    ]);
-    return Number(rows[0]!.n);
+  async countRows(tx: SqlExecutor, rows: readonly RowRef[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    const values = rows.flatMap((r) => [r.seq, r.messageId]);
+    const res = await tx.query<{ n: number | string }>(sql.countRows(this.tables, rows.length), values);
+    return Number(res.rows[0]!.n);
   }
 
   async releaseMessages(owner: string, messageIds: readonly string[], now: number): Promise<number> {

@@ -113,12 +113,14 @@ export const releaseMessages = (t: TableNames) => `UPDATE ${t.outbox}
 SET next_attempt_at = $3, claimed_by = NULL
 WHERE claimed_by = $1 AND message_id = ANY($2::uuid[]) AND status = 'pending'`;
 
-/** $1 message ids. */
-export const countMessages = (t: TableNames) =>
-  `SELECT count(*)::int AS n FROM ${t.outbox} WHERE message_id = ANY($1::uuid[])`;
+/** $1 seqs, $2 message ids, pairwise. */
+export const countRows = (t: TableNames) => `SELECT count(*)::int AS n
+FROM unnest($1::bigint[], $2::uuid[]) AS r(seq, message_id)
+JOIN ${t.outbox} o ON o.seq = r.seq AND o.message_id = r.message_id`;
 
-/** $1 message id. */
-export const countMessage = (t: TableNames) => `SELECT count(*)::int AS n FROM ${t.outbox} WHERE message_id = $1`;
+/** $1 seq, $2 message id. */
+export const countRow = (t: TableNames) =>
+  `SELECT count(*)::int AS n FROM ${t.outbox} WHERE seq = $1 AND message_id = $2`;
 
 export const purgeSent = (t: TableNames) => `DELETE FROM ${t.outbox} WHERE seq IN (
   SELECT seq FROM ${t.outbox} WHERE status = 'sent' AND sent_at < $1 ORDER BY sent_at LIMIT $2)`;

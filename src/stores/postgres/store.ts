@@ -11,6 +11,7 @@ import type {
   InsertResult,
   LockedBatch,
   NewOutboxRow,
+  RowRef,
   OutboxRow,
   OutboxStats,
   OutboxStore,
@@ -238,17 +239,19 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
     return res.rowCount === 1;
   }
 
-  async countMessages(tx: SqlExecutor, messageIds: readonly string[]): Promise<number> {
-    if (messageIds.length === 0) return 0;
-    // One id, the usual case, as a prepared equality. A prepared `= ANY($1)` took about 0.4 ms in a
-    // transaction that had just inserted the row, against 0.13 ms for this and 0.23 ms unprepared.
-    if (messageIds.length === 1) {
-      const text = sql.countMessage(this.tables);
-      const { rows } = await tx.query<{ n: number }>(text, [messageIds[0]], { name: statementName(text) });
-      return rows[0]!.n;
+  async countRows(tx: SqlExecutor, rows: readonly RowRef[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    // One row, the usual case, as a prepared equality. A prepared `= ANY($1)` took about 0.4 ms in a
+    // transaction that had just inserted the row, against 0.13 ms for an equality and 0.23 ms unprepared.
+    if (rows.length === 1) {
+      const text = sql.countRow(this.tables);
+      const res = await tx.query<{ n: number }>(text, [rows[0]!.seq, rows[0]!.messageId], {
+        name: statementName(text),
+      });
+      return res.rows[0]!.n;
     }
-    const { rows } = await tx.query<{ n: number }>(sql.countMessages(this.tables), [messageIds]);
-    return rows[0]!.n;
+    const values = [rows.map((r) => r.seq), rows.map((r) => r.messageId)];
+    return (await tx.query<{ n: number }>(sql.countRows(this.tables), values)).rows[0]!.n;
   }
 
   async releaseMessages(owner: string, messageIds: readonly string[], now: number): Promise<number> {

@@ -76,9 +76,9 @@ export const releaseMessages = (t: TableNames) => `UPDATE ${t.outbox}
 SET next_attempt_at = ?, claimed_by = NULL
 WHERE claimed_by = ? AND message_id IN (SELECT value FROM json_each(?)) AND status = 'pending'`;
 
-/** ? message ids (JSON array). */
-export const countMessages = (t: TableNames) =>
-  `SELECT count(*) AS n FROM ${t.outbox} WHERE message_id IN (SELECT value FROM json_each(?))`;
+/** ? rows as a JSON array of [seq, message id] pairs. */
+export const countRows = (t: TableNames) => `SELECT count(*) AS n FROM json_each(?) r
+JOIN ${t.outbox} o ON o.seq = json_extract(r.value, '$[0]') AND o.message_id = json_extract(r.value, '$[1]')`;
 
 /** ? before, ? limit. (DELETE ... LIMIT needs a compile option, hence the subquery.) */
 export const purgeSent = (t: TableNames) => `DELETE FROM ${t.outbox} WHERE seq IN (

@@ -10,6 +10,7 @@ import type {
   InsertOptions,
   InsertResult,
   NewOutboxRow,
+  RowRef,
   OutboxRow,
   OutboxStats,
   OutboxStore,
@@ -178,10 +179,11 @@ export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, C
     return this.ownTransaction((tx) => recordOutboxFailure(tx, sql, this.tables, u));
   }
 
-  async countMessages(tx: SqlExecutor, messageIds: readonly string[]): Promise<number> {
-    if (messageIds.length === 0) return 0;
-    const { rows } = await tx.query<{ n: number }>(sql.countMessages(this.tables), [JSON.stringify(messageIds)]);
-    return Number(rows[0]!.n);
+  async countRows(tx: SqlExecutor, rows: readonly RowRef[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    const pairs = JSON.stringify(rows.map((r) => [r.seq, r.messageId]));
+    const res = await tx.query<{ n: number }>(sql.countRows(this.tables), [pairs]);
+    return Number(res.rows[0]!.n);
   }
 
   async releaseMessages(owner: string, messageIds: readonly string[], now: number): Promise<number> {
