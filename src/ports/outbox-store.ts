@@ -42,6 +42,9 @@ export type NewOutboxRow = Pick<
 /** One outbox row, as the transaction that inserted it knows it. */
 export type RowRef = Pick<OutboxRow, 'seq' | 'messageId'>;
 
+/** A row inserted with a lease, which ends at `nextAttemptAt`. */
+export type LeasedRef = Pick<OutboxRow, 'seq' | 'messageId' | 'nextAttemptAt'>;
+
 export interface InsertResult {
   /** False when a row with the same (type, key) already existed; nothing was written. */
   readonly inserted: boolean;
@@ -138,10 +141,11 @@ export interface OutboxRelayStore {
   /** Makes rows claimed by `owner` due again now (graceful shutdown). */
   release(owner: string, seqs: readonly number[], now: number): Promise<number>;
   /**
-   * The same by message id: for rows of a transaction that may have been partly undone, whose seq
-   * SQLite can give again to another row.
+   * Makes rows a transaction inserted leased to `owner` due again now, each only while it is exactly as
+   * that transaction left it (seq, message id and lease end all match): a row with the same id that
+   * another transaction committed, or one claimed again since, is left alone.
    */
-  releaseMessages(owner: string, messageIds: readonly string[], now: number): Promise<number>;
+  releaseLeased(owner: string, rows: readonly LeasedRef[], now: number): Promise<number>;
   /** Deletes at most `limit` sent rows with sentAt < `before`. Returns how many. */
   purgeSent(before: number, limit: number): Promise<number>;
   stats(): Promise<OutboxStats>;

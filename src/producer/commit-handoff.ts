@@ -54,6 +54,11 @@ export async function checkLeased(
   const checked = [...rows.leased];
   rows.checked = checked.length;
   if (checked.length === 0) return;
+  // SQLite gives a seq undone by a savepoint again: an add retried there with its own id would count twice.
+  if (new Set(checked.map((r) => `${r.seq}:${r.messageId}`)).size !== checked.length) {
+    rows.undone = true;
+    return;
+  }
   try {
     if ((await store.countRows(tx, checked)) !== checked.length) rows.undone = true;
   } catch {

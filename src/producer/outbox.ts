@@ -146,7 +146,7 @@ export class Outbox {
     const own = this.store;
     if (this.ordered || this.handoff || !('transaction' in own)) return undefined;
     // A store written before the handoff: without these its leased rows could only wait for their lease.
-    if (typeof own.countRows !== 'function' || typeof own.releaseMessages !== 'function') return undefined;
+    if (typeof own.countRows !== 'function' || typeof own.releaseLeased !== 'function') return undefined;
     const same = store === own || Object.getPrototypeOf(store) === own || Object.getPrototypeOf(own) === store;
     if (!same) return undefined;
     this.handoff = handoff;
@@ -173,17 +173,17 @@ export class Outbox {
   }
 
   /**
-   * Makes committed leased rows due at once, then tells relays. By message id: a row undone with a
-   * savepoint may have left its seq to another (SQLite gives it again). Best effort: a row a failed
-   * release keeps falls due when its lease ends.
+   * Makes committed leased rows due at once, then tells relays. Only rows still exactly as inserted
+   * (seq, id and lease end): not another transaction's row with the same id or a seq SQLite gave
+   * again, nor a row claimed since. Best effort: a row a failed release keeps falls due when its lease ends.
    */
   private letGo(rows: readonly OutboxRow[]): void {
     const store = this.store as OutboxStore;
-    const byOwner = new Map<string, string[]>();
-    for (const row of rows) byOwner.set(row.claimedBy!, [...(byOwner.get(row.claimedBy!) ?? []), row.messageId]);
+    const byOwner = new Map<string, OutboxRow[]>();
+    for (const row of rows) byOwner.set(row.claimedBy!, [...(byOwner.get(row.claimedBy!) ?? []), row]);
     const now = this.clock.now();
-    const releases = [...byOwner].map(([owner, ids]) =>
-      Promise.resolve().then(() => store.releaseMessages(owner, ids, now)),
+    const releases = [...byOwner].map(([owner, leased]) =>
+      Promise.resolve().then(() => store.releaseLeased(owner, leased, now)),
     );
     void Promise.allSettled(releases).then(() => this.announce(true));
   }

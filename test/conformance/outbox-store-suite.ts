@@ -129,24 +129,31 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       expect((await claimAll(2_000, 'elsewhere')).map((r) => r.messageId)).toEqual([row.messageId]);
     });
 
-    it("releases leased rows by message id: only its owner's, only pending ones", async () => {
-      const lease = { owner: 'here', until: 50_000 };
-      const insert = async (row: NewOutboxRow, l = lease) => {
+    it("releases leased rows only as inserted: its owner's, pending, same seq, id and lease end", async () => {
+      const insert = async (owner = 'here', until = 50_000) => {
+        const row = newRow();
         const t = await f.begin();
-        await f.store.insert(t.tx, row, { ordered: false, lease: l });
+        const { seq } = await f.store.insert(t.tx, row, { ordered: false, lease: { owner, until } });
         await t.commit();
+        return { seq: seq!, messageId: row.messageId, nextAttemptAt: until };
       };
-      const [mine, sentMine, theirs] = [newRow(), newRow(), newRow()];
-      await insert(mine);
-      await insert(sentMine);
-      await insert(theirs, { owner: 'there', until: 50_000 });
-      await f.store.markSent([(await f.store.get(sentMine.messageId))!.seq], 3_000);
-      const ids = [mine, sentMine, theirs].map((r) => r.messageId);
-      expect(await f.store.releaseMessages('here', [...ids, newRow().messageId], 2_000)).toBe(1);
+      const [mine, sentMine, other] = [await insert(), await insert(), await insert()];
+      const theirs = await insert('there');
+      const claimedAgain = await insert('here', 10_000);
+      await f.store.markSent([sentMine.seq], 3_000);
+      // Its lease ran out and the same owner claimed it again: a new lease end, not the insert's.
+      expect((await claimAll(20_000, 'here')).map((r) => r.messageId)).toEqual([claimedAgain.messageId]);
+      const unknown = { seq: mine.seq + 1_000, messageId: newRow().messageId, nextAttemptAt: 50_000 };
+      const otherIdElsewhere = { ...other, seq: theirs.seq }; // other's id with another row's seq
+      const asked = [mine, sentMine, theirs, claimedAgain, unknown, otherIdElsewhere];
+      expect(await f.store.releaseLeased('here', asked, 2_000)).toBe(1);
       expect(await f.store.get(mine.messageId)).toMatchObject({ claimedBy: null, nextAttemptAt: 2_000 });
       expect(await f.store.get(sentMine.messageId)).toMatchObject({ status: 'sent' });
       expect(await f.store.get(theirs.messageId)).toMatchObject({ claimedBy: 'there', nextAttemptAt: 50_000 });
-      expect(await f.store.releaseMessages('here', [], 2_000)).toBe(0);
+      expect(await f.store.get(claimedAgain.messageId)).toMatchObject({ claimedBy: 'here' });
+      expect((await f.store.get(claimedAgain.messageId))!.nextAttemptAt).toBeGreaterThan(20_000);
+      expect(await f.store.get(other.messageId)).toMatchObject({ claimedBy: 'here', nextAttemptAt: 50_000 });
+      expect(await f.store.releaseLeased('here', [], 2_000)).toBe(0);
     });
 
     it('counts the rows a transaction sees, by seq and id: its own inserts until a savepoint undoes them', async () => {

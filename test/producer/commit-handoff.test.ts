@@ -217,6 +217,26 @@ for (const [name, makeFixture, mode] of variants) {
       expect(await f.store.get(id)).toMatchObject({ type: 'order.paid' });
     });
 
+    it('publishes only the committed one of an add retried with its own id after a rollback to a savepoint', async () => {
+      const queue = await probe.bindQueue('order.*');
+      const outbox = new Outbox({ store: f.store });
+      await started(relay({ outbox }));
+      const id = newMessageId();
+      const [undone, kept] = await outbox.transaction(async (tx) => {
+        await tx.query('SAVEPOINT before_add');
+        const a = await outbox.add(tx, { id, type: 'order.created', payload: { attempt: 1 } });
+        await tx.query('ROLLBACK TO SAVEPOINT before_add');
+        // SQLite gives the undone row's seq again: the two rows look alike by (seq, id).
+        const b = await outbox.add(tx, { id, type: 'order.created', payload: { attempt: 2 } });
+        return [a, b];
+      });
+      expect(undone.messageId).toBe(kept.messageId);
+      expect(await probe.collect(queue, 1, 10_000)).toEqual([id]);
+      expect(claimed).toEqual([id]); // claimed from the table, with the committed payload, not handed from memory
+      await waitFor('the row marked sent', async () => (await f.store.get(id))?.status === 'sent');
+      expect(await probe.count(queue)).toBe(0);
+    });
+
     it('lets go of rows committed on their own when the transaction then fails', async () => {
       const queue = await probe.bindQueue('order.*');
       const outbox = new Outbox({ store: f.store });
@@ -363,16 +383,22 @@ for (const [name, makeFixture, mode] of variants) {
       expect(claims).toBe(before);
     });
 
-    for (const missing of ['countRows', 'releaseMessages'] as const) {
+    for (const missing of ['countRows', 'releaseLeased'] as const) {
       it(`is not handed anything through a store of an earlier make, without ${missing}`, async () => {
         const queue = await probe.bindQueue('order.*');
-        const older = Object.create(counted) as Partial<Record<keyof OutboxStore, unknown>>;
-        older[missing] = undefined;
-        const outbox = new Outbox({ store: older as OutboxStore });
+        const older = Object.create(counted) as OutboxStore;
+        (older as Partial<Record<keyof OutboxStore, unknown>>)[missing] = undefined;
+        const leases: unknown[] = [];
+        older.insert = (tx, row, options) => {
+          leases.push(options.lease);
+          return f.store.insert(tx, row, options);
+        };
+        const outbox = new Outbox({ store: older });
         await started(relay({ outbox }));
         const added = await outbox.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: {} }));
         expect(await probe.collect(queue, 1, 10_000)).toEqual([added.messageId]);
-        expect(claimed).toEqual([added.messageId]); // inserted unclaimed, found by a claim at once
+        expect(leases).toEqual([undefined]); // inserted unclaimed...
+        expect(claimed).toEqual([added.messageId]); // ...and found by a claim at once
       });
     }
 

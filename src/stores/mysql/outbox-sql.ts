@@ -87,9 +87,10 @@ export const releaseClaims = (t: TableNames, count: number) => `UPDATE ${t.outbo
 SET next_attempt_at = ?, claimed_by = NULL
 WHERE claimed_by = ? AND seq IN (${list(count)}) AND status = 'pending'`;
 
-export const releaseMessages = (t: TableNames, count: number) => `UPDATE ${t.outbox}
+/** ? now, ? owner, then `count` triples of ? seq, ? message id, ? lease end. */
+export const releaseLeased = (t: TableNames, count: number) => `UPDATE ${t.outbox}
 SET next_attempt_at = ?, claimed_by = NULL
-WHERE claimed_by = ? AND message_id IN (${list(count)}) AND status = 'pending'`;
+WHERE claimed_by = ? AND status = 'pending' AND (${Array.from({ length: count }, () => '(seq = ? AND message_id = ? AND next_attempt_at = ?)').join(' OR ')})`;
 
 /** `count` pairs of ? seq, ? message id. */
 export const countRows = (t: TableNames, count: number) =>

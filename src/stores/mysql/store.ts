@@ -10,6 +10,7 @@ import type {
   InsertOptions,
   InsertResult,
   NewOutboxRow,
+  LeasedRef,
   RowRef,
   OutboxRow,
   OutboxStats,
@@ -249,15 +250,22 @@ export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, Co
   }
 
   async countRows(tx: SqlExecutor, rows: readonly RowRef[]): Promise<number> {
-    if (rows.length === 0) return 0;
-    const values = rows.flatMap((r) => [r.seq, r.messageId]);
-    const res = await tx.query<{ n: number | string }>(sql.countRows(this.tables, rows.length), values);
-    return Number(res.rows[0]!.n);
+    let n = 0;
+    for (const part of chunks(rows)) {
+      const values = part.flatMap((r) => [r.seq, r.messageId]);
+      const res = await tx.query<{ n: number | string }>(sql.countRows(this.tables, part.length), values);
+      n += Number(res.rows[0]!.n);
+    }
+    return n;
   }
 
-  async releaseMessages(owner: string, messageIds: readonly string[], now: number): Promise<number> {
-    if (messageIds.length === 0) return 0;
-    return (await this.run(sql.releaseMessages(this.tables, messageIds.length), [now, owner, ...messageIds])).rowCount;
+  async releaseLeased(owner: string, rows: readonly LeasedRef[], now: number): Promise<number> {
+    let n = 0;
+    for (const part of chunks(rows)) {
+      const values = [now, owner, ...part.flatMap((r) => [r.seq, r.messageId, r.nextAttemptAt])];
+      n += (await this.run(sql.releaseLeased(this.tables, part.length), values)).rowCount;
+    }
+    return n;
   }
 
   async release(owner: string, seqs: readonly number[], now: number): Promise<number> {
@@ -309,4 +317,11 @@ export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, Co
       throw storeError(err);
     }
   }
+}
+
+/** Lists of rows in statements of at most 500 terms: a long OR list outgrows the range optimizer's memory. */
+function chunks<R>(rows: readonly R[]): R[][] {
+  const out: R[][] = [];
+  for (let i = 0; i < rows.length; i += 500) out.push(rows.slice(i, i + 500));
+  return out;
 }

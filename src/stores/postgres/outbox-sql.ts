@@ -108,10 +108,12 @@ export const releaseClaims = (t: TableNames) => `UPDATE ${t.outbox}
 SET next_attempt_at = $3, claimed_by = NULL
 WHERE claimed_by = $1 AND seq = ANY($2::bigint[]) AND status = 'pending'`;
 
-/** $1 owner, $2 message ids, $3 now: due again at once. */
-export const releaseMessages = (t: TableNames) => `UPDATE ${t.outbox}
-SET next_attempt_at = $3, claimed_by = NULL
-WHERE claimed_by = $1 AND message_id = ANY($2::uuid[]) AND status = 'pending'`;
+/** $1 owner, $2 now, then pairwise $3 seqs, $4 message ids, $5 lease ends: due again at once. */
+export const releaseLeased = (t: TableNames) => `UPDATE ${t.outbox} o
+SET next_attempt_at = $2, claimed_by = NULL
+FROM unnest($3::bigint[], $4::uuid[], $5::bigint[]) AS r(seq, message_id, until)
+WHERE o.seq = r.seq AND o.message_id = r.message_id AND o.next_attempt_at = r.until
+AND o.claimed_by = $1 AND o.status = 'pending'`;
 
 /** $1 seqs, $2 message ids, pairwise. */
 export const countRows = (t: TableNames) => `SELECT count(*)::int AS n

@@ -11,6 +11,7 @@ import type {
   InsertResult,
   LockedBatch,
   NewOutboxRow,
+  LeasedRef,
   RowRef,
   OutboxRow,
   OutboxStats,
@@ -254,9 +255,10 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
     return (await tx.query<{ n: number }>(sql.countRows(this.tables), values)).rows[0]!.n;
   }
 
-  async releaseMessages(owner: string, messageIds: readonly string[], now: number): Promise<number> {
-    if (messageIds.length === 0) return 0;
-    return (await this.run(sql.releaseMessages(this.tables), [owner, messageIds, now])).rowCount;
+  async releaseLeased(owner: string, rows: readonly LeasedRef[], now: number): Promise<number> {
+    if (rows.length === 0) return 0;
+    const values = [owner, now, rows.map((r) => r.seq), rows.map((r) => r.messageId), rows.map((r) => r.nextAttemptAt)];
+    return (await this.run(sql.releaseLeased(this.tables), values)).rowCount;
   }
 
   async release(owner: string, seqs: readonly number[], now: number): Promise<number> {

@@ -72,9 +72,11 @@ export const releaseClaims = (t: TableNames) => `UPDATE ${t.outbox}
 SET next_attempt_at = ?, claimed_by = NULL
 WHERE claimed_by = ? AND seq IN (${seqList}) AND status = 'pending'`;
 
-export const releaseMessages = (t: TableNames) => `UPDATE ${t.outbox}
+/** ? now, ? owner, ? rows as a JSON array of [seq, message id, lease end] triples. */
+export const releaseLeased = (t: TableNames) => `UPDATE ${t.outbox}
 SET next_attempt_at = ?, claimed_by = NULL
-WHERE claimed_by = ? AND message_id IN (SELECT value FROM json_each(?)) AND status = 'pending'`;
+WHERE claimed_by = ? AND status = 'pending' AND (seq, message_id, next_attempt_at) IN (
+  SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?))`;
 
 /** ? rows as a JSON array of [seq, message id] pairs. */
 export const countRows = (t: TableNames) => `SELECT count(*) AS n FROM json_each(?) r

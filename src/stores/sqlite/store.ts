@@ -10,6 +10,7 @@ import type {
   InsertOptions,
   InsertResult,
   NewOutboxRow,
+  LeasedRef,
   RowRef,
   OutboxRow,
   OutboxStats,
@@ -186,9 +187,10 @@ export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, C
     return Number(res.rows[0]!.n);
   }
 
-  async releaseMessages(owner: string, messageIds: readonly string[], now: number): Promise<number> {
-    if (messageIds.length === 0) return 0;
-    return (await this.run(sql.releaseMessages(this.tables), [now, owner, JSON.stringify(messageIds)])).rowCount;
+  async releaseLeased(owner: string, rows: readonly LeasedRef[], now: number): Promise<number> {
+    if (rows.length === 0) return 0;
+    const triples = JSON.stringify(rows.map((r) => [r.seq, r.messageId, r.nextAttemptAt]));
+    return (await this.run(sql.releaseLeased(this.tables), [now, owner, triples])).rowCount;
   }
 
   async release(owner: string, seqs: readonly number[], now: number): Promise<number> {
