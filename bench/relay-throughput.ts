@@ -7,8 +7,8 @@
  * cost of an outbox insert in a one-row business transaction (next to the cost of an empty statement,
  * the floor for any extra round trip), with the NOTIFY in the transaction (your own transaction) and
  * after it (outbox.transaction), with the add issued together with the business INSERT (pipelined,
- * one round trip for both), and with the row handed to a relay in the process; and how many such transactions 16 concurrent producers commit per
- * second either way. The Surety relay runs with PostgreSQL's locked claims and, for comparison, with
+ * one round trip for both), and with the row handed to a relay in the process; and how many such
+ * transactions 16 concurrent producers commit per second either way. The Surety relay runs with PostgreSQL's locked claims and, for comparison, with
  * the lease claims MySQL and SQLite use.
  * Env: BENCH_MESSAGES (default 50000), BENCH_LATENCY_SECONDS (default 10), BENCH_PRODUCERS (default 16).
  */

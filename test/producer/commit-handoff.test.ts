@@ -83,6 +83,16 @@ for (const [name, makeFixture, mode] of variants) {
       relays.push(r);
       return r;
     };
+    /** f.store, counting claims, whose insert of an `order.created` row reports back only once `gate` opens. */
+    const reportingLate = (gate: Promise<void>) => {
+      const late = Object.create(counted) as OutboxStore;
+      late.insert = async (tx, row, options) => {
+        const res = await f.store.insert(tx, row, options);
+        if (row.type === 'order.created') await gate;
+        return res;
+      };
+      return late;
+    };
     /** Started, its first claim (of nothing) done. */
     const started = async (r: OutboxRelay) => {
       await r.start();
@@ -321,12 +331,7 @@ for (const [name, makeFixture, mode] of variants) {
       let committed!: () => void;
       const afterCommit = new Promise<void>((r) => (committed = r));
       // The insert runs in the transaction; its result reaches the outbox only once the commit was handed over.
-      const late = Object.create(counted) as OutboxStore;
-      late.insert = async (tx, row, options) => {
-        const res = await f.store.insert(tx, row, options);
-        await afterCommit;
-        return res;
-      };
+      const late = reportingLate(afterCommit);
       const outbox = new Outbox({ store: late });
       await started(relay({ outbox }));
       let adding!: Promise<{ messageId: string }>;
@@ -345,12 +350,7 @@ for (const [name, makeFixture, mode] of variants) {
       let checking!: () => void;
       const checked = new Promise<void>((r) => (checking = r));
       // The insert's result reaches the outbox after the check was sent, before the commit is handed over.
-      const late = Object.create(counted) as OutboxStore;
-      late.insert = async (tx, row, options) => {
-        const res = await f.store.insert(tx, row, options);
-        if (row.type === 'order.created') await checked;
-        return res;
-      };
+      const late = reportingLate(checked);
       late.countRows = (tx, rows) => {
         const count = f.store.countRows(tx, rows);
         checking();

@@ -7,7 +7,9 @@ import type { TableNames } from '../shared/naming.js';
 export const indexNames = (prefix: string) => ({ due: `${prefix}outbox_due`, unsentKey: `${prefix}outbox_unsent_key` });
 
 const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
-const rowMatches = (n: number) => Array.from({ length: n }, () => '(seq = ? AND message_id = ?)').join(' OR ');
+/** `n` rows matched by the given columns: `(a = ? AND b = ?) OR ...`, placeholders row after row. */
+const rowMatches = (n: number, columns: readonly string[]) =>
+  Array.from({ length: n }, () => `(${columns.map((c) => `${c} = ?`).join(' AND ')})`).join(' OR ');
 const qualified = (alias: string) =>
   OUTBOX_COLUMNS.split(', ')
     .map((c) => `${alias}.${c}`)
@@ -90,11 +92,11 @@ WHERE claimed_by = ? AND seq IN (${list(count)}) AND status = 'pending'`;
 /** ? now, ? owner, then `count` triples of ? seq, ? message id, ? lease end. */
 export const releaseLeased = (t: TableNames, count: number) => `UPDATE ${t.outbox}
 SET next_attempt_at = ?, claimed_by = NULL
-WHERE claimed_by = ? AND status = 'pending' AND (${Array.from({ length: count }, () => '(seq = ? AND message_id = ? AND next_attempt_at = ?)').join(' OR ')})`;
+WHERE claimed_by = ? AND status = 'pending' AND (${rowMatches(count, ['seq', 'message_id', 'next_attempt_at'])})`;
 
 /** `count` pairs of ? seq, ? message id. */
 export const countRows = (t: TableNames, count: number) =>
-  `SELECT count(*) AS n FROM ${t.outbox} WHERE ${rowMatches(count)}`;
+  `SELECT count(*) AS n FROM ${t.outbox} WHERE ${rowMatches(count, ['seq', 'message_id'])}`;
 
 /** ? before, ? limit. */
 export const purgeSent = (t: TableNames) =>
