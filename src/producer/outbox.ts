@@ -59,7 +59,7 @@ export class Outbox {
   async add<P>(tx: SqlExecutor, input: MessageInput<P>): Promise<AddResult<P>> {
     const now = this.clock.now();
     const { envelope, payloadJson } = buildEnvelope(input, new Date(now));
-    const row = rowFromEnvelope(envelope, input.topic ?? envelope.type, input.orderingKey ?? envelope.key, payloadJson);
+    const row = rowFromEnvelope(envelope, input.topic ?? envelope.type, payloadJson);
     const own = this.own.get(tx);
     // Ordered rows are never handed over: the claim is what holds a key's later row behind its earlier one.
     const handoff = own && !this.ordered ? this.handoff : undefined;
