@@ -1,7 +1,17 @@
+import type { Topology } from '../../src/transports/rabbitmq/index.js';
+
 /** The payload of the order tests' `ledger.entry` messages: the n-th entry (`seq`, from 0) of an account. */
 export interface LedgerEntry {
   readonly account: string;
   readonly seq: number;
+}
+
+/** A quorum queue with one active consumer at a time, bound to `ledger.#`. */
+export function orderedQueueTopology(exchange: string, queue: string): Topology {
+  return {
+    queues: [{ name: queue, type: 'quorum', singleActiveConsumer: true }],
+    bindings: [{ exchange, queue, pattern: 'ledger.#' }],
+  };
 }
 
 /**
