@@ -76,9 +76,13 @@ describe('per-key order from commit to effect (PostgreSQL + RabbitMQ)', () => {
       });
       await relay.start();
       // Half the backlog first, so the consumer starts on a full prefetch and then keeps up with the relay.
-      await waitFor('half the messages on the queue', async () => {
-        return ((await transport.inspectQueue(group))?.messageCount ?? 0) >= MESSAGES / 2;
-      });
+      await waitFor(
+        'half the messages on the queue',
+        async () => {
+          return ((await transport.inspectQueue(group))?.messageCount ?? 0) >= MESSAGES / 2;
+        },
+        120_000,
+      );
 
       const mislabelled: string[] = [];
       const consumer = new Consumer({
@@ -94,7 +98,7 @@ describe('per-key order from commit to effect (PostgreSQL + RabbitMQ)', () => {
       });
       await consumer.start();
       try {
-        await waitFor('every message applied', async () => (await log.count(f.pool)) >= MESSAGES, 90_000);
+        await waitFor('every message applied', async () => (await log.count(f.pool)) >= MESSAGES, 180_000);
       } finally {
         await consumer.stop();
         await relay.stop();
@@ -108,6 +112,6 @@ describe('per-key order from commit to effect (PostgreSQL + RabbitMQ)', () => {
         expect(h.seqs).toEqual(Array.from({ length: count }, (_, n) => n)); // each once, in commit order
       }
       expect(mislabelled).toEqual([]);
-    });
+    }, 300_000);
   }
 });
