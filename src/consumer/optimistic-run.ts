@@ -23,7 +23,7 @@ type Runnable = { readonly index: number; readonly item: WorkItem; readonly reso
 
 /**
  * Runs the fresh messages' handlers in `tx`, without savepoints: per-message handlers up to
- * `handlerConcurrency` at once (one business key at a time with `perKeySerial`), and consecutive
+ * `handlerConcurrency` at once (one ordering key at a time with `perKeySerial`), and consecutive
  * messages of an `onBatch` type in one call. Fills `outcomes`; throws HandlerFailed on any failure,
  * once no handler is running any more.
  */
@@ -75,7 +75,7 @@ export async function runHandlers(
     }
     await flush();
     const { envelope, handler } = resolved;
-    runner.add(perKeySerial ? envelope.key : undefined, async () => {
+    runner.add(perKeySerial ? envelope.orderingKey : undefined, async () => {
       try {
         await handler(envelope.payload, { tx: gate.executor, envelope, group, replay: item.replay });
       } catch (cause) {

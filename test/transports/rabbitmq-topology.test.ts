@@ -145,6 +145,35 @@ describe('rabbitmq transport: topology', () => {
     });
   });
 
+  for (const type of ['quorum', 'classic'] as const) {
+    it(`declares a ${type} queue with single active consumer: one subscriber gets everything, the other takes over`, async () => {
+      const exchange = uniqueName(`sac_${type}`);
+      const queue = uniqueName(`sac_${type}_q`);
+      const topology = {
+        queues: [{ name: queue, type, singleActiveConsumer: true }],
+        bindings: [{ exchange, queue, pattern: '#' }],
+      };
+      const a = await open({ exchange, topology });
+      const b = await open({ exchange, topology }); // a second process of the group declares the same
+      expect(await describeQueue(queue)).toContain('{"x-single-active-consumer",true}');
+      const got: string[] = [];
+      const subscribe = (t: RabbitMqTransport, name: string) =>
+        t.subscribe({ group: queue, topics: ['order.created'], prefetch: 5 }, async (d) => {
+          got.push(name);
+          await d.ack();
+        });
+      const first = await subscribe(a, 'a');
+      await subscribe(b, 'b');
+      for (let i = 0; i < 20; i++) await a.publish({ topic: 'order.created', message: wireMessage() });
+      await waitFor('20 delivered', () => got.length === 20, 10_000);
+      expect(new Set(got)).toEqual(new Set(['a'])); // without it the broker round-robins between the two
+      await first.close();
+      for (let i = 0; i < 5; i++) await b.publish({ topic: 'order.created', message: wireMessage() });
+      await waitFor('5 more delivered', () => got.length === 25, 10_000);
+      expect(got.slice(20)).toEqual(['b', 'b', 'b', 'b', 'b']);
+    });
+  }
+
   it('subscribing to an existing queue of another shape fails with a clear error instead of retrying forever', async () => {
     const exchange = uniqueName('conflict');
     const queue = uniqueName('conflict_q');

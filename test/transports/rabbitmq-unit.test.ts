@@ -98,6 +98,28 @@ describe('rabbitmq options', () => {
     ]);
   });
 
+  it('maps singleActiveConsumer to x-single-active-consumer on quorum and classic queues, only when on', () => {
+    const o = resolveOptions({
+      url,
+      declareExchange: false,
+      topology: {
+        queues: [
+          { name: 'ledger', singleActiveConsumer: true },
+          { name: 'audit', type: 'classic', singleActiveConsumer: true },
+          { name: 'billing', singleActiveConsumer: false },
+        ],
+      },
+    });
+    expect(o.topology.queues.map((q) => q.arguments)).toEqual([
+      { 'x-queue-type': 'quorum', 'x-single-active-consumer': true },
+      { 'x-queue-type': 'classic', 'x-single-active-consumer': true },
+      { 'x-queue-type': 'quorum' }, // false declares nothing: such a queue stays equivalent to one declared before
+    ]);
+    const bad = optionError({ url, topology: { queues: [{ name: 'q', singleActiveConsumer: 'yes' }] } });
+    expect(bad.option).toBe('topology.queues[0].singleActiveConsumer');
+    expect(bad.message).toContain('must be true or false');
+  });
+
   it('rejects bad options before loading the driver or connecting', async () => {
     await expect(createRabbitMqTransport({ url: 'nope' })).rejects.toBeInstanceOf(InvalidOptionError);
   });

@@ -34,6 +34,13 @@ export interface QueueSpec {
   readonly deliveryLimit?: number;
   readonly maxLength?: number;
   readonly overflow?: QueueOverflow;
+  /**
+   * Default false. One consumer at a time receives from the queue (`x-single-active-consumer`); the
+   * others wait and the broker hands over to one when it goes away (a crash included). Needed for
+   * per-key order with several consumer processes on one queue, which otherwise round-robins.
+   * Quorum and classic queues. The broker refuses to change it on an existing queue.
+   */
+  readonly singleActiveConsumer?: boolean;
   /** Further `x-` arguments; the named options above take precedence. */
   readonly arguments?: Readonly<Record<string, unknown>>;
 }
@@ -125,11 +132,14 @@ function resolveQueue(input: unknown, at: string): ResolvedQueue {
   const dlx = optionalString(spec.deadLetterExchange, `${at}.deadLetterExchange`);
   const dlrk = optionalString(spec.deadLetterRoutingKey, `${at}.deadLetterRoutingKey`);
   const maxLength = optionalInteger(spec.maxLength, `${at}.maxLength`, 0);
+  const singleActive = optionalBoolean(spec.singleActiveConsumer, `${at}.singleActiveConsumer`, false);
   if (dlx !== undefined) named['x-dead-letter-exchange'] = dlx;
   if (dlrk !== undefined) named['x-dead-letter-routing-key'] = dlrk;
   if (deliveryLimit !== undefined) named['x-delivery-limit'] = deliveryLimit;
   if (maxLength !== undefined) named['x-max-length'] = maxLength;
   if (overflow !== undefined) named['x-overflow'] = overflow;
+  // Only when on: a queue declared without the argument must stay equivalent to one with `false`.
+  if (singleActive) named['x-single-active-consumer'] = true;
   const extra = optionalRecord(spec.arguments, `${at}.arguments`) ?? {};
   return Object.freeze({ name, durable, arguments: Object.freeze({ ...extra, ...named }) });
 }
