@@ -56,6 +56,8 @@ export interface OutboxAttempt {
   readonly error: string | null;
   /** Relay id for failures, operator for resends. */
   readonly actor: string | null;
+  /** For a resend: when the broker had confirmed the copy it replaced (null if none was confirmed). */
+  readonly confirmedAt: number | null;
 }
 
 export type DeadLetterEventKind =

@@ -104,13 +104,16 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
 
     it('migrates idempotently, also concurrently, and reruns the admin migration over what it left', async () => {
       await Promise.all([store.migrate(), store.migrate()]);
+      const applied = async () =>
+        (await store.transaction((tx) => tx.query(`SELECT id FROM ${store.tables.migrations} ORDER BY id`))).rows.map(
+          (r) => Number(r.id),
+        );
+      const all = await applied();
+      expect(all).toEqual(all.map((_, i) => i + 1)); // each once, in order
       // A migrator that died after creating the admin tables and indexes (and later ones), before recording them.
       await store.transaction((tx) => tx.query(`DELETE FROM ${store.tables.migrations} WHERE id >= 3`));
       await Promise.all([store.migrate(), store.migrate()]);
-      const { rows } = await store.transaction((tx) =>
-        tx.query(`SELECT id FROM ${store.tables.migrations} ORDER BY id`),
-      );
-      expect(rows.map((r) => Number(r.id))).toEqual([1, 2, 3, 4]);
+      expect(await applied()).toEqual(all);
       expect(await store.relays()).toEqual([]);
     });
 
@@ -247,8 +250,8 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
         }),
       ).toBe(true);
       expect(await attemptsOf(row.messageId)).toEqual([
-        { at: 11_000, attempt: 1, outcome: 'failed', error: 'nacked', actor: 'relay-1' },
-        { at: 13_000, attempt: 2, outcome: 'dead', error: 'nacked', actor: 'relay-2' },
+        { at: 11_000, attempt: 1, outcome: 'failed', error: 'nacked', actor: 'relay-1', confirmedAt: null },
+        { at: 13_000, attempt: 2, outcome: 'dead', error: 'nacked', actor: 'relay-2', confirmedAt: null },
       ]);
     });
 
@@ -382,6 +385,8 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
       const inFlight = await add(newRow());
       await claimRow(inFlight, 'relay-9', 10_000_000);
       for (const row of [pending, wasSent, wasDead, inFlight]) {
+        const sentAt = (await store.get(row.messageId))!.sentAt;
+        expect(sentAt === null).toBe(row !== wasSent);
         expect(await store.resendOutbox(row.messageId, ctx(80_000, 'carol'))).toBe(true);
         expect(await store.get(row.messageId)).toMatchObject({
           messageId: row.messageId,
@@ -397,6 +402,8 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
           outcome: 'resent',
           error: null,
           actor: 'carol',
+          // The confirm the resend replaces stays in the history.
+          confirmedAt: sentAt,
         });
       }
       // Due at once for any relay, the one in flight included.
@@ -437,7 +444,7 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
         sentAt: 3_500,
       });
       expect(lineage.outbox!.history).toEqual([
-        { at: 2_500, attempt: 1, outcome: 'failed', error: 'nacked', actor: 'relay-1' },
+        { at: 2_500, attempt: 1, outcome: 'failed', error: 'nacked', actor: 'relay-1', confirmedAt: null },
       ]);
       expect(lineage.inbox).toEqual([
         { group: 'billing', recordedAt: 4_000 },

@@ -165,5 +165,11 @@ export function postgresMigrations(t: TableNames, indexPrefix: string): Migratio
         `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_settled')} ON ${t.deadLetters} (updated_at) WHERE status IN ('resolved', 'ignored')`,
       ],
     },
+    {
+      id: 5,
+      name: 'resend-history',
+      // A resend keeps the time the broker had confirmed the copy it replaces, for the message's timeline.
+      up: [`ALTER TABLE ${t.outboxAttempts} ADD COLUMN IF NOT EXISTS confirmed_at BIGINT`],
+    },
   ];
 }

@@ -74,7 +74,7 @@ export function selectOutboxByMessageId(d: SqlDialect, t: TableNames, messageId:
 export function selectOutboxAttempts(d: SqlDialect, t: TableNames, messageId: string): Statement {
   const b = new Binder(d);
   return b.statement(
-    `SELECT at, attempt, outcome, error, actor FROM ${t.outboxAttempts} WHERE message_id = ${b.bind(messageId)} ORDER BY id`,
+    `SELECT at, attempt, outcome, error, actor, confirmed_at FROM ${t.outboxAttempts} WHERE message_id = ${b.bind(messageId)} ORDER BY id`,
   );
 }
 
@@ -374,7 +374,7 @@ export function lockOutboxRows(
 ): Statement {
   const b = new Binder(d);
   const w = 'seqs' in by ? new Where(b).in('seq', by.seqs) : new Where(b).eq('message_id', by.messageId);
-  return b.statement(`SELECT seq, message_id FROM ${t.outbox} WHERE ${w} ORDER BY seq ${d.forUpdate}`);
+  return b.statement(`SELECT seq, message_id, sent_at FROM ${t.outbox} WHERE ${w} ORDER BY seq ${d.forUpdate}`);
 }
 
 export interface AttemptRow {
@@ -384,12 +384,16 @@ export interface AttemptRow {
   readonly outcome: 'failed' | 'dead' | 'resent';
   readonly error: string | null;
   readonly actor: string | null;
+  /** A resend's: when the copy it replaces was confirmed. */
+  readonly confirmedAt?: number | null;
 }
 
 export function insertOutboxAttempts(d: SqlDialect, t: TableNames, attempts: readonly AttemptRow[]): Statement {
   const b = new Binder(d);
   const rows = attempts
-    .map((a) => `(${b.list([a.messageId, a.attempt, a.at, a.outcome, a.error, a.actor])})`)
+    .map((a) => `(${b.list([a.messageId, a.attempt, a.at, a.outcome, a.error, a.actor, a.confirmedAt ?? null])})`)
     .join(', ');
-  return b.statement(`INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor) VALUES ${rows}`);
+  return b.statement(
+    `INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor, confirmed_at) VALUES ${rows}`,
+  );
 }

@@ -166,5 +166,21 @@ export function sqliteMigrations(t: TableNames, indexPrefix: string): Migration[
         `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_settled')} ON ${t.deadLetters} (updated_at) WHERE status IN ('resolved', 'ignored')`,
       ],
     },
+    {
+      id: 5,
+      name: 'resend-history',
+      // A resend keeps the time the broker had confirmed the copy it replaces, for the message's timeline.
+      up: [
+        { sql: `ALTER TABLE ${t.outboxAttempts} ADD COLUMN confirmed_at BIGINT`, alreadyApplied: isDuplicateColumn },
+      ],
+    },
   ];
+}
+
+/**
+ * SQLite has no ADD COLUMN IF NOT EXISTS: a rerun (a migrator that died before recording the step) meets the column.
+ * SQLite reports it only as text, in English whatever the locale, so the text is the signal.
+ */
+function isDuplicateColumn(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 'SQLITE_ERROR' && /duplicate column name/.test(String(err));
 }

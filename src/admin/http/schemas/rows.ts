@@ -35,6 +35,9 @@ export const outboxAttemptSchema = z
     outcome: z.enum(['failed', 'dead', 'resent']),
     error: z.string().nullable(),
     actor: z.string().nullable(),
+    confirmedAt: time.nullable().openapi({
+      description: 'For a resend: when the broker had confirmed the copy it replaced (null if none was)',
+    }),
   })
   .openapi('OutboxAttempt');
 
