@@ -13,6 +13,7 @@ function overview(over: Partial<Overview> = {}): Overview {
     outbox: { pending: 0, sent: 10, dead: 0, oldestPendingAt: null },
     deadLetters: { pending: 0, replaying: 0, resolved: 0, ignored: 0, dead: 0 },
     expiredLeases: 0,
+    dueRetries: [],
     inboxSize: 0,
     inboxSizeExact: true,
     throughput: [],

@@ -48,8 +48,8 @@ async function failingGroups(
 ): Promise<DoctorCheck[]> {
   const since = now - t.failureWindowMs;
   const [open, resolved] = await Promise.all([
-    store.listDeadLetters({ status: ['pending', 'replaying', 'dead'] }, { limit: SAMPLE }),
-    store.listDeadLetters({ status: ['resolved'] }, { limit: SAMPLE }),
+    store.listDeadLetters({ status: ['pending', 'replaying', 'dead'] }, { limit: SAMPLE }, now),
+    store.listDeadLetters({ status: ['resolved'] }, { limit: SAMPLE }, now),
   ]);
   const groups = new Map<string, GroupFailures>();
   const of = (row: DeadLetterRow) => {
