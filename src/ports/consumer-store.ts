@@ -4,7 +4,8 @@ import type { SqlExecutor } from './sql-executor.js';
 /**
  * Dead-letter row states. pending -> replaying -> resolved; pending -> ignored (terminal, with a
  * reason); pending -> dead when the retry limit is reached (terminal until an operator acts).
- * A replaying row whose replayer died is claimable again once its lease expires.
+ * A replaying row whose replayer died is claimable again once its lease expires, and from then on
+ * reads as pending to operators (see the admin port), who may act on it.
  */
 export type DeadLetterStatus = 'pending' | 'replaying' | 'resolved' | 'ignored' | 'dead';
 
@@ -28,6 +29,7 @@ export interface DeadLetterRow {
   readonly lastError: string;
   readonly poison: boolean;
   readonly ignoredReason: string | null;
+  /** The replayer holding the row; on a row an admin read shows as pending, one whose lease ran out. */
   readonly claimedBy: string | null;
   readonly leaseUntil: number | null;
   readonly createdAt: number;

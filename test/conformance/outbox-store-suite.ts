@@ -31,6 +31,8 @@ export interface StoreFixture {
   readonly claimIndex: string;
   /** Whether two transactions can be open at once (SQLite allows one writer). */
   readonly concurrentWriters: boolean;
+  /** Environment that lets a child process open this same store (test/support/store-from-env.ts). */
+  readonly childEnv: Readonly<Record<string, string>>;
   teardown(): Promise<void>;
 }
 

@@ -23,6 +23,7 @@ export async function makeSqliteFixture(
     // late-commit test (two transactions committing out of order) cannot happen on SQLite.
     concurrentWriters: false,
     claimIndex: indexNames(PREFIX).due,
+    childEnv: { SURETY_STORE: 'sqlite', SURETY_SQLITE_PATH: path, SURETY_SQLITE_PREFIX: PREFIX },
     // The transaction an application holds open across awaits on the store's own Database.
     async begin() {
       let decide!: (commit: boolean) => void;

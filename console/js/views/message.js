@@ -187,6 +187,13 @@ function outboxSection(o) {
   );
 }
 
+/** The replayer holding the row; on a pending row, one whose lease ran out (it died), so nobody holds it. */
+function claim(d) {
+  if (!d.claimedBy) return '—';
+  if (d.status === 'replaying') return `${d.claimedBy}, lease until ${time(d.leaseUntil)}`;
+  return `${d.claimedBy}: its lease ended ${time(d.leaseUntil)} (the replayer died); nobody holds it now`;
+}
+
 function deadLetterSection(d) {
   // Ids repeat across stores.
   const titleId = `dl-${d.store ?? ''}-${d.id}-title`;
@@ -199,6 +206,7 @@ function deadLetterSection(d) {
       ['Type', d.type || 'undecodable (poison)'],
       ['Attempts', count(d.attempts)],
       ['Next retry', d.status === 'pending' ? timeWithAge(d.nextRetryAt) : '—'],
+      ['Claim', claim(d)],
       ['Last error', h('span', { class: 'error-text' }, d.lastError || '—')],
       ['Ignored because', d.ignoredReason ?? '—'],
       ['Created', timeWithAge(d.createdAt)],

@@ -46,6 +46,10 @@ export function overviewView() {
   };
 }
 
+/** Dead letters due for a retry now; a running replayer takes them within its interval. */
+const dueCount = (o) => (o.dueRetries ?? []).reduce((n, g) => n + g.count, 0);
+const oldestDue = (o) => Math.min(...(o.dueRetries ?? []).map((g) => g.oldestDueAt));
+
 function render(o) {
   const now = Date.now();
   const oldest = o.outbox.oldestPendingAt;
@@ -80,7 +84,10 @@ function render(o) {
         h(
           'p',
           {},
-          `Inbox: ${o.inboxSizeExact === false ? 'at least ' : ''}${count(o.inboxSize)} records. Replays with an expired lease: `,
+          `Inbox: ${o.inboxSizeExact === false ? 'at least ' : ''}${count(o.inboxSize)} records. Due for a retry: `,
+          h('strong', {}, count(dueCount(o))),
+          dueCount(o) ? ` (oldest due ${duration(now - oldestDue(o))} ago)` : '',
+          '. Left by a replayer that died, pending again: ',
           h('strong', {}, count(o.expiredLeases)),
           '.',
         ),
