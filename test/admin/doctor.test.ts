@@ -9,6 +9,8 @@ import { Outbox } from '../../src/producer/outbox.js';
 import {
   createRabbitMqQueueProbe,
   createRabbitMqTransport,
+  declareTopology,
+  parkingQueueName,
   type RabbitMqTransport,
 } from '../../src/transports/rabbitmq/index.js';
 import { makePostgresFixture } from '../stores/fixtures.js';
@@ -44,18 +46,20 @@ describe('doctor (PostgreSQL + RabbitMQ)', () => {
     await transport?.close();
     transport = undefined;
     await probe.close();
-    for (const q of queues.splice(0)) await ch.deleteQueue(q).catch(() => undefined);
+    for (const q of queues.splice(0)) {
+      await ch.deleteQueue(q).catch(() => undefined);
+      await ch.deleteQueue(parkingQueueName(q)).catch(() => undefined);
+    }
     await ch.deleteExchange(exchange).catch(() => undefined);
     await conn.close();
     await f.teardown();
   });
 
-  /** A durable quorum queue bound to every topic, as production consumers use. */
+  /** A durable quorum queue bound to every topic, declared as Surety declares it (with its parking queue). */
   async function quorumQueue(label: string): Promise<string> {
     const q = uniqueName(label);
-    await ch.assertQueue(q, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-    await ch.bindQueue(q, exchange, '#');
     queues.push(q);
+    await declareTopology(ch, { queues: [{ name: q }], bindings: [{ exchange, queue: q, pattern: '#' }] });
     return q;
   }
 
