@@ -211,6 +211,69 @@ describe('doctor (PostgreSQL + RabbitMQ)', () => {
     expect(brokerRetry.checks.some((c) => c.id === 'broker.delivery-limit')).toBe(false);
     expect(brokerRetry.checks.find((c) => c.id === 'broker.persistence')).toMatchObject({ level: 'warn' });
   });
+
+  it("fails a delivery limit without a dead-letter exchange (messages dropped); Surety's parking passes", async () => {
+    const bare = uniqueName('limit_bare');
+    queues.push(bare);
+    await ch.assertQueue(bare, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': 3 } });
+    const parked = uniqueName('limit_parked');
+    queues.push(parked);
+    transport = await createRabbitMqTransport({
+      url: testEnv.amqpUrl,
+      exchange,
+      topology: { queues: [{ name: parked, deliveryLimit: 3 }], bindings: [{ exchange, queue: parked, pattern: '#' }] },
+    });
+    await transport.waitUntilReady(10_000);
+    const consumer = new Consumer({ group: parked, store: f.store, transport, logger: silentLogger }).on(
+      'order.created',
+      async () => {},
+    );
+    await consumer.start();
+    const parking = parkingQueueName(parked);
+    try {
+      for (const retryStrategy of ['dead-letter-table', 'broker'] as const) {
+        const report = await runDoctor({
+          store: f.store,
+          probe,
+          knownQueues: [bare, parked],
+          facts: { retryStrategy },
+        });
+        const limits = report.checks.filter((c) => c.id === 'broker.delivery-limit');
+        expect(limits).toEqual([
+          {
+            id: 'broker.delivery-limit',
+            place: 'broker',
+            level: 'fail',
+            message: `${bare} gives up on a message after 3 deliveries and has no dead-letter exchange — a message past the limit (${retryStrategy === 'broker' ? 'a failing handler, ' : ''}a consumer crash loop, a long database outage) is dropped (a policy's dead-letter exchange is only visible through the management API)`,
+            facts: { queue: bare, deliveryLimit: 3, deadLetterExchange: null, retryStrategy },
+            nextStep: `let Surety declare ${bare} with dead-letter parking (its default): move its messages away, delete it, and start the consumer; or give it a dead-letter exchange`,
+          },
+        ]);
+        expect(report.verdict).toMatchObject({
+          place: 'broker',
+          level: 'fail',
+          message: `broker: ${limits[0]!.message}`,
+        });
+        expect(check(report, 'broker.dead-letter-parking')).toMatchObject({
+          level: 'ok',
+          message: `${parked} parks the messages it gives up on in ${parking} (1 consumer)`,
+          facts: { queue: parked, parkingQueue: parking, consumers: 1 },
+        });
+      }
+      await consumer.stop();
+      const undrained = await runDoctor({ store: f.store, probe, knownQueues: [parked] });
+      expect(check(undrained, 'broker.dead-letter-parking')).toMatchObject({
+        level: 'warn',
+        message: `${parking} has no consumer — messages ${parked} gives up on wait there (0 now) instead of reaching the dead-letter table`,
+      });
+      await ch.deleteQueue(parking);
+      const missing = await runDoctor({ store: f.store, probe, knownQueues: [parked] });
+      expect(check(missing, 'broker.dead-letter-parking')).toMatchObject({ level: 'warn', facts: { exists: false } });
+      expect(missing.checks.some((c) => c.id === 'broker.delivery-limit')).toBe(false);
+    } finally {
+      await consumer.stop();
+    }
+  });
 });
 
 /** Resolves with the relay id once the child prints "ready <id>". */

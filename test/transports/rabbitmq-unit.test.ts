@@ -8,6 +8,7 @@ import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js'
 import { resolveOptions, type RabbitMqTransportOptions } from '../../src/transports/rabbitmq/options.js';
 import { fromAmqpMessage, redeliveriesOf, toPublishOptions } from '../../src/transports/rabbitmq/wire-mapping.js';
 import { parkedDelivery } from '../../src/transports/rabbitmq/dead-letter-parking.js';
+import { deadLetterSettings } from '../../src/transports/rabbitmq/queue-dead-letters.js';
 
 const url = 'amqp://guest:guest@127.0.0.1:5672';
 
@@ -294,5 +295,34 @@ describe('rabbitmq dead-letter parking', () => {
       exhausted: { reason: 'delivery_limit', deliveries: 3 },
       topic: 'billing',
     });
+  });
+
+  it("derives a queue's effective delivery limit and dead-letter target as RabbitMQ applies them", () => {
+    const quorum = (args: Record<string, unknown>, serverVersion: string | null, policy?: Record<string, unknown>) =>
+      deadLetterSettings({
+        name: 'billing',
+        type: 'quorum',
+        arguments: { 'x-queue-type': 'quorum', ...args },
+        policy,
+        serverVersion,
+      });
+    expect(quorum({}, '3.10.8')).toEqual({ deliveryLimit: null, deadLetters: null });
+    expect(quorum({}, '4.0.5')).toEqual({ deliveryLimit: 20, deadLetters: null }); // RabbitMQ 4's default
+    expect(quorum({ 'x-delivery-limit': -1 }, '4.1.0')).toEqual({ deliveryLimit: null, deadLetters: null });
+    expect(quorum({ 'x-delivery-limit': -1 }, '3.13.7').deliveryLimit).toBe(0); // 3.x gives up at once
+    expect(quorum({ 'x-delivery-limit': 9 }, null, { 'delivery-limit': 4 }).deliveryLimit).toBe(4);
+    expect(quorum({ 'x-dead-letter-exchange': 'surety.dead-letters' }, '4.0.5')).toEqual({
+      deliveryLimit: 20,
+      deadLetters: { exchange: 'surety.dead-letters', parkingQueue: 'billing.dead-letters' },
+    });
+    expect(quorum({}, '3.13.7', { 'dead-letter-exchange': 'dlx' }).deadLetters).toEqual({
+      exchange: 'dlx',
+      parkingQueue: null,
+    });
+    expect(deadLetterSettings({ name: 'c', type: 'classic', arguments: {}, serverVersion: '4.0.5' })).toEqual({
+      deliveryLimit: null,
+      deadLetters: null,
+    });
+    expect(deadLetterSettings({ name: 'c', type: null, arguments: null, serverVersion: '4.0.5' })).toEqual({});
   });
 });
