@@ -25,7 +25,11 @@ export const MAX_PARKED_QUEUE_NAME_BYTES = MAX_QUEUE_NAME_BYTES - Buffer.byteLen
  */
 export const PARKING_QUEUE_DELIVERY_LIMIT = 1_000_000;
 
-/** `<queue>.dead-letters`: where `queue`'s dead letters wait for the consumer. */
+/**
+ * `<queue>.dead-letters`: where `queue`'s dead letters wait for the consumer.
+ * @example
+ * parkingQueueName('billing'); // 'billing.dead-letters'
+ */
 export function parkingQueueName(queue: string): string {
   return `${queue}${PARKING_SUFFIX}`;
 }

@@ -6,6 +6,13 @@ import { inequivalentSetting } from './queue-settings.js';
  * RabbitMQ refused to declare a queue as configured, most often because it exists with other
  * settings (reply code 406, PRECONDITION_FAILED). Retrying cannot help: the topology or the queue
  * must change. `replyCode` is the broker's AMQP reply code; `setting` the one it named, if any.
+ * @example
+ * try {
+ *   await transport.subscribe({ group: 'billing', topics: ['order.created'] }, handle);
+ * } catch (err) {
+ *   if (err instanceof QueueDeclarationRefusedError) console.error(err.queue, err.setting, err.message);
+ *   throw err;
+ * }
  */
 export class QueueDeclarationRefusedError extends SuretyError {
   constructor(
