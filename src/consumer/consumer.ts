@@ -158,5 +158,6 @@ export class Consumer {
 }
 
 function toWorkItem(delivery: Delivery): WorkItem {
-  return { message: delivery.message, topic: delivery.topic, replay: false };
+  const { message, topic, exhausted } = delivery;
+  return exhausted ? { message, topic, replay: false, exhausted } : { message, topic, replay: false };
 }

@@ -7,7 +7,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { PublishError } from '../../src/core/errors.js';
 import type { WireMessage } from '../../src/core/wire.js';
 import type { Delivery } from '../../src/ports/transport.js';
-import { createRabbitMqTransport, type RabbitMqTransportOptions } from '../../src/transports/rabbitmq/index.js';
+import {
+  createRabbitMqTransport,
+  parkingQueueName,
+  type RabbitMqTransportOptions,
+} from '../../src/transports/rabbitmq/index.js';
 import { testEnv, uniqueName } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
 
@@ -149,6 +153,7 @@ describe('rabbitmq transport: confirms, timeouts and connection loss', () => {
     cleanups.push(
       () => ch.deleteExchange(exchange),
       () => ch.deleteQueue(queue),
+      () => ch.deleteQueue(parkingQueueName(queue)),
       () => t.close(),
     );
     expect(await t.waitUntilReady(10_000)).toBe(true);
@@ -223,7 +228,10 @@ describe('rabbitmq transport: confirms, timeouts and connection loss', () => {
   it('under continuous load, survives a forced close: only SURETY_CONNECTION_LOST failures, and every confirmed message is consumed', async () => {
     const { t, connectionName } = await open('load');
     const group = uniqueName('load_group');
-    cleanups.push(() => ch.deleteQueue(group));
+    cleanups.push(
+      () => ch.deleteQueue(group),
+      () => ch.deleteQueue(parkingQueueName(group)),
+    );
     const consumed = new Set<string>();
     await t.subscribe({ group, topics: ['order.*'] }, async (d) => {
       consumed.add(d.message.id);
@@ -270,7 +278,10 @@ describe('rabbitmq transport: confirms, timeouts and connection loss', () => {
   it('after a reconnect, a delivery from the old channel settles as a no-op; the broker redelivers it', async () => {
     const { t, connectionName } = await open('stale');
     const group = uniqueName('stale_group');
-    cleanups.push(() => ch.deleteQueue(group));
+    cleanups.push(
+      () => ch.deleteQueue(group),
+      () => ch.deleteQueue(parkingQueueName(group)),
+    );
     const deliveries: Delivery[] = [];
     await t.subscribe({ group, topics: ['order.created'] }, async (d) => {
       deliveries.push(d); // settled by the test

@@ -7,6 +7,8 @@ import { loadAmqplib } from '../../src/transports/rabbitmq/driver.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
 import { resolveOptions, type RabbitMqTransportOptions } from '../../src/transports/rabbitmq/options.js';
 import { fromAmqpMessage, redeliveriesOf, toPublishOptions } from '../../src/transports/rabbitmq/wire-mapping.js';
+import { parkedDelivery } from '../../src/transports/rabbitmq/dead-letter-parking.js';
+import { deadLetterSettings } from '../../src/transports/rabbitmq/queue-dead-letters.js';
 
 const url = 'amqp://guest:guest@127.0.0.1:5672';
 
@@ -89,11 +91,13 @@ describe('rabbitmq options', () => {
           'x-dead-letter-routing-key': 'dead',
           'x-delivery-limit': 5,
         },
+        parkingQueue: null,
       },
       {
         name: 'capped',
         durable: false,
         arguments: { 'x-queue-type': 'classic', 'x-max-length': 1, 'x-overflow': 'reject-publish' },
+        parkingQueue: null,
       },
     ]);
   });
@@ -111,13 +115,75 @@ describe('rabbitmq options', () => {
       },
     });
     expect(o.topology.queues.map((q) => q.arguments)).toEqual([
-      { 'x-queue-type': 'quorum', 'x-single-active-consumer': true },
+      {
+        'x-queue-type': 'quorum',
+        'x-single-active-consumer': true,
+        'x-dead-letter-exchange': 'surety.dead-letters',
+        'x-dead-letter-routing-key': 'ledger',
+        'x-dead-letter-strategy': 'at-least-once',
+        'x-overflow': 'reject-publish',
+      },
       { 'x-queue-type': 'classic', 'x-single-active-consumer': true },
-      { 'x-queue-type': 'quorum' }, // false declares nothing: such a queue stays equivalent to one declared before
+      {
+        'x-queue-type': 'quorum',
+        'x-dead-letter-exchange': 'surety.dead-letters',
+        'x-dead-letter-routing-key': 'billing',
+        'x-dead-letter-strategy': 'at-least-once',
+        'x-overflow': 'reject-publish',
+      }, // false declares nothing: such a queue stays equivalent to one declared before
     ]);
     const bad = optionError({ url, topology: { queues: [{ name: 'q', singleActiveConsumer: 'yes' }] } });
     expect(bad.option).toBe('topology.queues[0].singleActiveConsumer');
     expect(bad.message).toContain('must be true or false');
+  });
+
+  it('parks quorum queues without a dead-letter exchange of their own, unless told not to', () => {
+    const o = resolveOptions({
+      url,
+      topology: {
+        queues: [
+          { name: 'billing', deliveryLimit: 2, maxLength: 100 },
+          { name: 'own', arguments: { 'x-dead-letter-exchange': 'mine' } },
+          { name: 'policy', deadLetterParking: false, overflow: 'drop-head' },
+          { name: 'plain', type: 'classic' },
+        ],
+      },
+    });
+    expect(o.topology.deadLetterParking).toBe(true);
+    expect(o.topology.queues.map((q) => [q.name, q.parkingQueue])).toEqual([
+      ['billing', 'billing.dead-letters'],
+      ['own', null],
+      ['policy', null],
+      ['plain', null],
+    ]);
+    expect(o.topology.queues[0]!.arguments).toEqual({
+      'x-queue-type': 'quorum',
+      'x-delivery-limit': 2,
+      'x-max-length': 100,
+      'x-dead-letter-exchange': 'surety.dead-letters',
+      'x-dead-letter-routing-key': 'billing',
+      'x-dead-letter-strategy': 'at-least-once',
+      'x-overflow': 'reject-publish',
+    });
+    expect(o.topology.queues[2]!.arguments).toEqual({ 'x-queue-type': 'quorum', 'x-overflow': 'drop-head' });
+    const off = resolveOptions({ url, topology: { deadLetterParking: false, queues: [{ name: 'billing' }] } });
+    expect(off.topology).toMatchObject({ deadLetterParking: false, queues: [{ parkingQueue: null }] });
+  });
+
+  it('refuses parking settings that would lose or misroute a message, naming the option', () => {
+    const bad = (queue: Record<string, unknown>, option: string, detail: RegExp) => {
+      const err = optionError({ url, topology: { queues: [{ name: 'q', ...queue }] } });
+      expect(err).toMatchObject({ code: 'SURETY_INVALID_OPTION', option });
+      expect(err.message).toMatch(detail);
+    };
+    bad({ overflow: 'drop-head' }, 'topology.queues[0].overflow', /"reject-publish" with dead-letter parking/);
+    bad({ arguments: { 'x-overflow': 'drop-head' } }, 'topology.queues[0].overflow', /reject-publish/);
+    bad({ deadLetterRoutingKey: 'k' }, 'topology.queues[0].deadLetterRoutingKey', /needs "deadLetterExchange"/);
+    bad({ deadLetterParking: true, deadLetterExchange: 'x' }, 'topology.queues[0].deadLetterParking', /own/);
+    bad({ deadLetterParking: true, type: 'classic' }, 'topology.queues[0].deadLetterParking', /"quorum"/);
+    bad({ deadLetterParking: 'yes' }, 'topology.queues[0].deadLetterParking', /true or false/);
+    bad({ name: 'q'.repeat(243) }, 'topology.queues[0].name', /at most 242 bytes/);
+    expect(optionError({ url, topology: { deadLetterParking: 1 } }).option).toBe('topology.deadLetterParking');
   });
 
   it('rejects bad options before loading the driver or connecting', async () => {
@@ -236,5 +302,62 @@ describe('rabbitmq confirm tracking', () => {
     tracker.failAll(() => new PublishError('SURETY_CONNECTION_LOST', 'gone'));
     expect(outcome(ps[3]!)).toBe('SURETY_CONNECTION_LOST');
     expect(tracker.returned({ exchange: 'ex', routingKey: 't', messageId: 'a' })).toBe(false);
+  });
+});
+
+describe('rabbitmq dead-letter parking', () => {
+  it("reads why a parked delivery left its queue, and its first topic, from the broker's x-death", () => {
+    const msg: AmqpMessage = {
+      content: Buffer.from('{}'),
+      fields: { deliveryTag: 1, redelivered: false, exchange: 'surety.dead-letters', routingKey: 'billing' },
+      properties: {
+        headers: {
+          'x-first-death-reason': 'delivery_limit',
+          'x-death': [
+            { queue: 'other', reason: 'expired', 'routing-keys': ['x'] },
+            { queue: 'billing', reason: 'delivery_limit', count: 1, 'routing-keys': ['order.created'] },
+          ],
+        },
+      },
+    };
+    expect(parkedDelivery(msg, 'billing', 2)).toEqual({
+      exhausted: { reason: 'delivery_limit', deliveries: 3 },
+      topic: 'order.created',
+    });
+    expect(parkedDelivery(msg, 'billing', null).exhausted.deliveries).toBeNull();
+    // Without an x-death entry of its own queue: the first death's reason, the routing key as topic.
+    expect(parkedDelivery(msg, 'elsewhere', 2)).toEqual({
+      exhausted: { reason: 'delivery_limit', deliveries: 3 },
+      topic: 'billing',
+    });
+  });
+
+  it("derives a queue's effective delivery limit and dead-letter target as RabbitMQ applies them", () => {
+    const quorum = (args: Record<string, unknown>, serverVersion: string | null, policy?: Record<string, unknown>) =>
+      deadLetterSettings({
+        name: 'billing',
+        type: 'quorum',
+        arguments: { 'x-queue-type': 'quorum', ...args },
+        policy,
+        serverVersion,
+      });
+    expect(quorum({}, '3.10.8')).toEqual({ deliveryLimit: null, deadLetters: null });
+    expect(quorum({}, '4.0.5')).toEqual({ deliveryLimit: 20, deadLetters: null }); // RabbitMQ 4's default
+    expect(quorum({ 'x-delivery-limit': -1 }, '4.1.0')).toEqual({ deliveryLimit: null, deadLetters: null });
+    expect(quorum({ 'x-delivery-limit': -1 }, '3.13.7').deliveryLimit).toBe(0); // 3.x gives up at once
+    expect(quorum({ 'x-delivery-limit': 9 }, null, { 'delivery-limit': 4 }).deliveryLimit).toBe(4);
+    expect(quorum({ 'x-dead-letter-exchange': 'surety.dead-letters' }, '4.0.5')).toEqual({
+      deliveryLimit: 20,
+      deadLetters: { exchange: 'surety.dead-letters', parkingQueue: 'billing.dead-letters' },
+    });
+    expect(quorum({}, '3.13.7', { 'dead-letter-exchange': 'dlx' }).deadLetters).toEqual({
+      exchange: 'dlx',
+      parkingQueue: null,
+    });
+    expect(deadLetterSettings({ name: 'c', type: 'classic', arguments: {}, serverVersion: '4.0.5' })).toEqual({
+      deliveryLimit: null,
+      deadLetters: null,
+    });
+    expect(deadLetterSettings({ name: 'c', type: null, arguments: null, serverVersion: '4.0.5' })).toEqual({});
   });
 });

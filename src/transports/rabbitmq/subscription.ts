@@ -6,13 +6,18 @@ import { AckCoalescer } from './ack-coalescer.js';
 import { AmqpDelivery } from './delivery.js';
 import type { AmqpChannel, AmqpMessage } from './driver.js';
 import type { RabbitMqRoute, ResolvedRabbitMqOptions } from './options.js';
+import { declareQueues, type ResolvedQueue } from './topology.js';
 
 /** One queue a subscription consumes, and the routes bound to it. */
 export interface ConsumedQueue {
   readonly queue: string;
   readonly bindings: readonly RabbitMqRoute[];
-  /** Declare the queue (quorum, durable) because the topology does not. */
-  readonly declare: boolean;
+  /** The queue to declare (quorum, durable, parked) because the topology does not; else undefined. */
+  readonly declare: ResolvedQueue | undefined;
+  /** Its parking queue, consumed too: what the broker gave up on, for the dead-letter table. */
+  readonly parkingQueue: string | null;
+  /** The delivery limit it was declared with, if Surety knows it. */
+  readonly deliveryLimit: number | null;
 }
 
 interface ConsumerState {
@@ -62,17 +67,33 @@ export class RabbitMqSubscription implements Subscription {
     const state: ConsumerState = { consumerTags: [], acks: new AckCoalescer(channel) };
     await channel.prefetch(this.prefetch);
     for (const q of this.queues) {
-      if (q.declare) await channel.assertQueue(q.queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      if (q.declare) await declareQueues(channel, [q.declare]);
       for (const b of q.bindings) await channel.bindQueue(q.queue, b.exchange, b.routingKey);
-      const { consumerTag } = await channel.consume(q.queue, (msg) => this.receive(channel, state, msg), {
-        noAck: false,
-      });
-      state.consumerTags.push(consumerTag);
+      await this.consume(channel, state, q.queue, undefined);
+      if (q.parkingQueue !== null) await this.consume(channel, state, q.parkingQueue, q);
     }
     return state;
   }
 
-  private receive(channel: AmqpChannel, state: ConsumerState, msg: AmqpMessage | null): void {
+  /** Consumes `queue`; `parkedFrom` is the queue whose parking queue it is. */
+  private async consume(
+    channel: AmqpChannel,
+    state: ConsumerState,
+    queue: string,
+    parkedFrom: ConsumedQueue | undefined,
+  ): Promise<void> {
+    const { consumerTag } = await channel.consume(queue, (msg) => this.receive(channel, state, msg, parkedFrom), {
+      noAck: false,
+    });
+    state.consumerTags.push(consumerTag);
+  }
+
+  private receive(
+    channel: AmqpChannel,
+    state: ConsumerState,
+    msg: AmqpMessage | null,
+    parkedFrom: ConsumedQueue | undefined,
+  ): void {
     if (msg === null) {
       // The broker cancelled the consumer (queue deleted); a fresh channel redeclares and resubscribes.
       this.options.logger.warn({ queues: this.queueNames() }, 'rabbitmq cancelled the consumer; resubscribing');
@@ -81,7 +102,8 @@ export class RabbitMqSubscription implements Subscription {
       return;
     }
     state.acks.received(msg);
-    const run = this.handle(new AmqpDelivery(state.acks, msg));
+    const parked = parkedFrom && { source: parkedFrom.queue, deliveryLimit: parkedFrom.deliveryLimit };
+    const run = this.handle(new AmqpDelivery(state.acks, msg, parked));
     this.running.add(run);
     void run.finally(() => this.running.delete(run));
   }
