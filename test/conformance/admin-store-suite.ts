@@ -110,7 +110,7 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
       const { rows } = await store.transaction((tx) =>
         tx.query(`SELECT id FROM ${store.tables.migrations} ORDER BY id`),
       );
-      expect(rows.map((r) => Number(r.id))).toEqual([1, 2, 3, 4]);
+      expect(rows.map((r) => Number(r.id))).toEqual([1, 2, 3, 4, 5]);
       expect(await store.relays()).toEqual([]);
     });
 

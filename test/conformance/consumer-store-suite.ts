@@ -1,5 +1,5 @@
 /**
- * Consumer store conformance suite (inbox and dead letters). Every database adapter runs it:
+ * Consumer store conformance suite (inbox, dead letters and version guards). Every database adapter runs it:
  *
  *   runConsumerStoreConformance('postgres', async () => ({ ...(await makePostgresFixture()), ...plan }));
  *
@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeadLetterRow, FailureRecord, RetryDecision } from '../../src/ports/consumer-store.js';
 import type { StoreFixture } from './outbox-store-suite.js';
 import { newRow } from '../support/rows.js';
+import { versionGuardCases } from './version-guard-cases.js';
 
 export interface ConsumerStoreFixture extends StoreFixture {
   /** The plan of the dead-letter claim as text, after the fixture made statistics misleading. */
@@ -141,7 +142,7 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       });
       await Promise.all([f.store.migrate(), f.store.migrate()]);
       const { rows } = await f.store.transaction((tx) => tx.query(`SELECT id FROM ${t.migrations} ORDER BY id`));
-      expect(rows.map((r) => Number(r.id))).toEqual([1, 2, 3, 4]);
+      expect(rows.map((r) => Number(r.id))).toEqual([1, 2, 3, 4, 5]);
       expect(await f.store.get(kept.messageId)).toBeDefined();
       expect(await f.store.countDeadLetters()).toEqual(zeros);
       expect(await f.store.transaction((tx) => f.store.recordInbox(tx, randomUUID(), GROUP, 1))).toBe(true);
@@ -527,5 +528,7 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       for (const index of f.deadLetterClaimIndexes) expect(plan).toContain(index);
       expect(plan).not.toMatch(/Seq Scan|SCAN [a-z0-9_"]*dead_letters"?(?! USING)|type: ALL|\bALL\b.*dead_letters/i);
     });
+
+    versionGuardCases(() => f);
   });
 }

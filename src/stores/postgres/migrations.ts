@@ -165,5 +165,19 @@ export function postgresMigrations(t: TableNames, indexPrefix: string): Migratio
         `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_settled')} ON ${t.deadLetters} (updated_at) WHERE status IN ('resolved', 'ignored')`,
       ],
     },
+    {
+      id: 5,
+      name: 'version-guards',
+      // BIGINT: producers may version with timestamps. The key is what concurrent raises meet on.
+      up: [
+        `CREATE TABLE IF NOT EXISTS ${t.versionGuards} (
+          group_name VARCHAR(200) NOT NULL,
+          scope VARCHAR(200) NOT NULL,
+          msg_key VARCHAR(200) NOT NULL,
+          version BIGINT NOT NULL,
+          CONSTRAINT ${bare('version_guards_pkey')} PRIMARY KEY (group_name, scope, msg_key)
+        )`,
+      ],
+    },
   ];
 }

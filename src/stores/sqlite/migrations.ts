@@ -166,5 +166,18 @@ export function sqliteMigrations(t: TableNames, indexPrefix: string): Migration[
         `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_settled')} ON ${t.deadLetters} (updated_at) WHERE status IN ('resolved', 'ignored')`,
       ],
     },
+    {
+      id: 5,
+      name: 'version-guards',
+      up: [
+        `CREATE TABLE IF NOT EXISTS ${t.versionGuards} (
+          group_name TEXT NOT NULL,
+          scope TEXT NOT NULL,
+          msg_key TEXT NOT NULL,
+          version BIGINT NOT NULL,
+          PRIMARY KEY (group_name, scope, msg_key)
+        ) WITHOUT ROWID`,
+      ],
+    },
   ];
 }
