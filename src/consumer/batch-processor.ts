@@ -9,6 +9,7 @@ import { decideRetry, type ResolvedConsumerOptions } from './consumer-options.js
 import { ConsumerStoreUnavailableError, PermanentError } from './errors.js';
 import type { HandlerRegistry, Resolved } from './handler-registry.js';
 import { HandlerFailed, runHandlers } from './optimistic-run.js';
+import { versionGuard } from './version-guard.js';
 import type { Outcome, WorkItem } from './work-item.js';
 
 export type { Outcome, WorkItem } from './work-item.js';
@@ -118,6 +119,7 @@ export class BatchProcessor {
           envelope: resolved.envelope,
           group,
           replay: item.replay,
+          versions: versionGuard(this.options.store, group, scoped),
         }),
       );
     } catch (handlerError) {
