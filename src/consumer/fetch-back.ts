@@ -17,15 +17,18 @@ export interface FetchBackOptions<S> {
   /** Reads the authoritative state from the producer (HTTP/RPC). */
   fetch(key: string, envelope: Envelope): Promise<FetchedState<S>>;
   /** Writes the fetched state. Called only when its version is higher than any the guard holds for the key. */
-  apply(tx: SqlExecutor, key: string, state: S, version: number): Promise<void>;
+  apply(tx: SqlExecutor, key: string, state: S, version: number): Promise<unknown>;
   /** Removes the local copy when the producer says the entity is gone. */
-  remove?(tx: SqlExecutor, key: string): Promise<void>;
+  remove?(tx: SqlExecutor, key: string): Promise<unknown>;
   /**
    * Optional: the local copy's version, for rows written before the guard existed or by other code.
    * Read once the guard is held; the state is applied only when newer than this too.
    */
   currentVersion?(tx: SqlExecutor, key: string): Promise<number | undefined>;
-  /** The guard's name (1-200 characters): give every handler writing the same local copy the same one. Default: the message type. */
+  /**
+   * The guard's name (1-200 characters; default: the message type). Give every handler that writes
+   * the same local copy the same scope.
+   */
   scope?: string;
 }
 
@@ -55,7 +58,8 @@ const schema = z.object({
  *   fetch: (id) => api.getCustomer(id), // { version, state } | { version, deleted: true } | null
  *   apply: (tx, id, c, version) =>
  *     tx.query(
- *       'INSERT INTO customers (id, name, version) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET name = $2, version = $3',
+ *       `INSERT INTO customers (id, name, version) VALUES ($1, $2, $3)
+ *        ON CONFLICT (id) DO UPDATE SET name = $2, version = $3`,
  *       [id, c.name, version],
  *     ),
  *   remove: (tx, id) => tx.query('DELETE FROM customers WHERE id = $1', [id]),

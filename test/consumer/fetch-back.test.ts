@@ -79,7 +79,7 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
       return { first: firstDone, second: await second.untilDone() };
     };
 
-    it('keeps v2 when two processes handle the first notifications of a key and v1, fetched second, commits last', async () => {
+    it('keeps v2 when two processes handle the first notifications of a new key and v1 commits last', async () => {
       const [a, b] = await Promise.all([consumerProcess(true), consumerProcess(true)]);
       const { first, second } = await overlap(a, 2, b, 1);
       expect(await customers.rows()).toEqual([{ id: KEY, name: 'v2', version: 2 }]);

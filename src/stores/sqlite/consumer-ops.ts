@@ -34,8 +34,9 @@ export interface SqliteOwnConnection {
 
 /**
  * Inbox, dead letters and version guards on SQLite; SqliteOutboxStore delegates its ConsumerStore
- * methods here. recordInbox, recordFailure and raiseVersion run in the caller's transaction (which holds the lock); everything
- * else is one statement, or one transaction, under the lock. SQLite binds no booleans, so poison travels as 0/1.
+ * methods here. recordInbox, recordFailure and raiseVersion run in the caller's transaction (which
+ * holds the lock); everything else is one statement, or one transaction, under the lock. SQLite binds
+ * no booleans, so poison travels as 0/1.
  */
 export class SqliteConsumerOps extends StepwiseDeadLetters implements InboxStore, DeadLetterStore, VersionGuardStore {
   constructor(
