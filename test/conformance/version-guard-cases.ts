@@ -8,6 +8,21 @@ import type { VersionGuardKey } from '../../src/ports/consumer-store.js';
 import { blockedOnLock, sessionId } from '../support/lock-waits.js';
 import type { StoreFixture } from './outbox-store-suite.js';
 
+/** A transaction `close` rolls back unless the test ended it: a failed assertion must not leave it holding locks. */
+async function open(f: StoreFixture) {
+  const t = await f.begin();
+  let ended = false;
+  const end = (how: () => Promise<void>) => ((ended = true), how());
+  return {
+    tx: t.tx,
+    commit: () => end(() => t.commit()),
+    rollback: () => end(() => t.rollback()),
+    close: async () => {
+      if (!ended) await end(() => t.rollback()).catch(() => undefined);
+    },
+  };
+}
+
 const guard = (key = 'cust-1', scope = 'customers', group = 'billing'): VersionGuardKey => ({ group, scope, key });
 
 export function versionGuardCases(fixture: () => StoreFixture): void {
@@ -46,14 +61,14 @@ export function versionGuardCases(fixture: () => StoreFixture): void {
 
     it('sees its own transaction raise, and a rollback undoes it', async () => {
       const { store } = fixture();
-      const t = await fixture().begin();
+      const t = await open(fixture());
       expect(await store.raiseVersion(t.tx, guard(), 5)).toBe(true);
       expect(await store.raiseVersion(t.tx, guard(), 5)).toBe(false);
       expect(await store.raiseVersion(t.tx, guard(), 6)).toBe(true);
       await t.rollback();
       expect(await guarded()).toBeUndefined();
       expect(await raise(2)).toBe(true);
-      const u = await fixture().begin();
+      const u = await open(fixture());
       expect(await store.raiseVersion(u.tx, guard(), 7)).toBe(true);
       await u.rollback();
       expect(await guarded()).toBe(2);
@@ -69,15 +84,20 @@ export function versionGuardCases(fixture: () => StoreFixture): void {
         [1, 2, true],
       ] as const) {
         const g = guard(`first-${first}-${second}`);
-        const a = await f.begin();
-        const b = await f.begin();
-        expect(await f.store.raiseVersion(a.tx, g, first)).toBe(true);
-        const id = await sessionId(f.store.dialect, b.tx);
-        const pending = f.store.raiseVersion(b.tx, g, second);
-        await blockedOnLock(f.store, id);
-        await a.commit();
-        expect(await pending).toBe(raised);
-        await b.commit();
+        const a = await open(f);
+        const b = await open(f);
+        try {
+          expect(await f.store.raiseVersion(a.tx, g, first)).toBe(true);
+          const id = await sessionId(f.store.dialect, b.tx);
+          const pending = f.store.raiseVersion(b.tx, g, second);
+          await blockedOnLock(f.store, id);
+          await a.commit();
+          expect(await pending).toBe(raised);
+          await b.commit();
+        } finally {
+          await a.close();
+          await b.close();
+        }
         expect(await f.store.guardedVersion(g)).toBe(Math.max(first, second));
       }
     });
@@ -85,15 +105,20 @@ export function versionGuardCases(fixture: () => StoreFixture): void {
     it('lets the waiting raise insert when the first writer rolls back', async () => {
       const f = fixture();
       if (!f.concurrentWriters) return;
-      const a = await f.begin();
-      const b = await f.begin();
-      expect(await f.store.raiseVersion(a.tx, guard(), 5)).toBe(true);
-      const id = await sessionId(f.store.dialect, b.tx);
-      const pending = f.store.raiseVersion(b.tx, guard(), 3);
-      await blockedOnLock(f.store, id);
-      await a.rollback();
-      expect(await pending).toBe(true);
-      await b.commit();
+      const a = await open(f);
+      const b = await open(f);
+      try {
+        expect(await f.store.raiseVersion(a.tx, guard(), 5)).toBe(true);
+        const id = await sessionId(f.store.dialect, b.tx);
+        const pending = f.store.raiseVersion(b.tx, guard(), 3);
+        await blockedOnLock(f.store, id);
+        await a.rollback();
+        expect(await pending).toBe(true);
+        await b.commit();
+      } finally {
+        await a.close();
+        await b.close();
+      }
       expect(await guarded()).toBe(3);
     });
   });
