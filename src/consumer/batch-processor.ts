@@ -10,6 +10,7 @@ import { ConsumerStoreUnavailableError, PermanentError } from './errors.js';
 import { exhaustedError } from './exhausted.js';
 import type { HandlerRegistry, Resolved } from './handler-registry.js';
 import { HandlerFailed, runHandlers } from './optimistic-run.js';
+import { versionGuard } from './version-guard.js';
 import type { Outcome, WorkItem } from './work-item.js';
 
 export type { Outcome, WorkItem } from './work-item.js';
@@ -163,6 +164,7 @@ export class BatchProcessor {
           envelope: resolved.envelope,
           group,
           replay: item.replay,
+          versions: versionGuard(this.options.store, group, scoped),
         }),
       );
     } catch (handlerError) {

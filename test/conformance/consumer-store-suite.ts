@@ -1,5 +1,5 @@
 /**
- * Consumer store conformance suite (inbox and dead letters). Every database adapter runs it:
+ * Consumer store conformance suite (inbox, dead letters and version guards). Every database adapter runs it:
  *
  *   runConsumerStoreConformance('postgres', async () => ({ ...(await makePostgresFixture()), ...plan }));
  *
@@ -12,6 +12,7 @@ import type { DeadLetterRow, FailureRecord, RetryDecision } from '../../src/port
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
 import type { StoreFixture } from './outbox-store-suite.js';
 import { newRow } from '../support/rows.js';
+import { versionGuardCases } from './version-guard-cases.js';
 
 export interface ConsumerStoreFixture extends StoreFixture {
   /** The plan of the dead-letter claim as text, after the fixture made statistics misleading. */
@@ -529,6 +530,8 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       for (const index of f.deadLetterClaimIndexes) expect(plan).toContain(index);
       expect(plan).not.toMatch(/Seq Scan|SCAN [a-z0-9_"]*dead_letters"?(?! USING)|type: ALL|\bALL\b.*dead_letters/i);
     });
+
+    versionGuardCases(() => f);
   });
 }
 

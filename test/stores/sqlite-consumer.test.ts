@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   claimDue,
@@ -7,6 +8,7 @@ import {
   selectSettled,
   settledIndexName,
 } from '../../src/stores/sqlite/dead-letter-sql.js';
+import { sqliteExecutor } from '../../src/stores/sqlite/executor.js';
 import { failure, runConsumerStoreConformance } from '../conformance/consumer-store-suite.js';
 import { makeSqliteFixture } from './sqlite-fixture.js';
 
@@ -74,5 +76,23 @@ describe('sqlite consumer store specifics', () => {
     await expect(f.store.transaction(() => f.store.purgeInbox(1, 1))).rejects.toMatchObject({
       code: 'SURETY_STORE_FAILED',
     });
+  });
+
+  it('refuses a raise on a snapshot older than a raise another connection committed', async () => {
+    // The consumer's transactions are BEGIN IMMEDIATE; a deferred one that read first is the case to rule out.
+    const guard = { group: 'billing', scope: 'customers', key: 'cust-1' };
+    const other = new Database(f.path, { timeout: 0 });
+    try {
+      other.exec('BEGIN');
+      expect(other.prepare(`SELECT count(*) AS n FROM ${f.store.tables.versionGuards}`).get()).toEqual({ n: 0 });
+      expect(await f.store.transaction((tx) => f.store.raiseVersion(tx, guard, 2))).toBe(true);
+      await expect(f.store.raiseVersion(sqliteExecutor(other), guard, 1)).rejects.toMatchObject({
+        code: 'SQLITE_BUSY_SNAPSHOT',
+      });
+      other.exec('ROLLBACK');
+    } finally {
+      other.close();
+    }
+    expect(await f.store.guardedVersion(guard)).toBe(2);
   });
 });

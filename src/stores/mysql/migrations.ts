@@ -186,6 +186,22 @@ export function mysqlMigrations(t: TableNames, indexPrefix: string): Migration[]
         },
       ],
     },
+    {
+      id: 6,
+      name: 'version-guards',
+      // raised_by holds a token of the raise that set the version: with the FOUND_ROWS flag (mysql2's
+      // default) ON DUPLICATE KEY UPDATE counts an untouched row like an inserted one, so the row says.
+      up: [
+        `CREATE TABLE IF NOT EXISTS ${t.versionGuards} (
+          group_name VARCHAR(200) NOT NULL,
+          scope VARCHAR(200) NOT NULL,
+          msg_key VARCHAR(200) NOT NULL,
+          version BIGINT NOT NULL,
+          raised_by CHAR(36) NOT NULL,
+          PRIMARY KEY (group_name, scope, msg_key)
+        ) ${tableOptions}`,
+      ],
+    },
   ];
 }
 

@@ -5,6 +5,8 @@ import type {
   FailureRecord,
   InboxStore,
   RecordedFailure,
+  VersionGuardKey,
+  VersionGuardStore,
 } from '../../ports/consumer-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { countsFromRows, toDeadLetterRow, type ClaimDueRequest, type DecideRetry } from '../shared/dead-letter-row.js';
@@ -20,6 +22,7 @@ import {
 import { adminDialect } from './admin-sql.js';
 import * as dl from './dead-letter-sql.js';
 import * as inbox from './inbox-sql.js';
+import * as guards from './version-guard-sql.js';
 
 /** How the consumer operations reach the store's Database; errors arrive as StoreError. */
 export interface SqliteOwnConnection {
@@ -30,11 +33,12 @@ export interface SqliteOwnConnection {
 }
 
 /**
- * Inbox and dead letters on SQLite; SqliteOutboxStore delegates its ConsumerStore methods here.
- * recordInbox and recordFailure run in the caller's transaction (which holds the lock); everything
- * else is one statement, or one transaction, under the lock. SQLite binds no booleans, so poison travels as 0/1.
+ * Inbox, dead letters and version guards on SQLite; SqliteOutboxStore delegates its ConsumerStore
+ * methods here. recordInbox, recordFailure and raiseVersion run in the caller's transaction (which
+ * holds the lock); everything else is one statement, or one transaction, under the lock. SQLite binds
+ * no booleans, so poison travels as 0/1.
  */
-export class SqliteConsumerOps extends StepwiseDeadLetters implements InboxStore, DeadLetterStore {
+export class SqliteConsumerOps extends StepwiseDeadLetters implements InboxStore, DeadLetterStore, VersionGuardStore {
   constructor(
     private readonly db: SqliteOwnConnection,
     private readonly t: TableNames,
@@ -123,5 +127,14 @@ export class SqliteConsumerOps extends StepwiseDeadLetters implements InboxStore
   protected transition(tr: DeadLetterTransition): Promise<number> {
     if (tr.ids.length === 0) return Promise.resolve(0);
     return this.db.transaction((tx) => transitionDeadLetters(tx, adminDialect, this.t, tr));
+  }
+
+  async raiseVersion(tx: SqlExecutor, g: VersionGuardKey, version: number): Promise<boolean> {
+    return (await tx.query(guards.raiseVersion(this.t), [g.group, g.scope, g.key, version])).rowCount === 1;
+  }
+
+  async guardedVersion(g: VersionGuardKey): Promise<number | undefined> {
+    const { rows } = await this.db.run(guards.selectVersion(this.t), [g.group, g.scope, g.key]);
+    return rows[0] ? Number(rows[0].version) : undefined;
   }
 }

@@ -174,6 +174,19 @@ export function sqliteMigrations(t: TableNames, indexPrefix: string): Migration[
         { sql: `ALTER TABLE ${t.outboxAttempts} ADD COLUMN confirmed_at BIGINT`, alreadyApplied: isDuplicateColumn },
       ],
     },
+    {
+      id: 6,
+      name: 'version-guards',
+      up: [
+        `CREATE TABLE IF NOT EXISTS ${t.versionGuards} (
+          group_name TEXT NOT NULL,
+          scope TEXT NOT NULL,
+          msg_key TEXT NOT NULL,
+          version BIGINT NOT NULL,
+          PRIMARY KEY (group_name, scope, msg_key)
+        ) WITHOUT ROWID`,
+      ],
+    },
   ];
 }
 
