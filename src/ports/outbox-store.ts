@@ -146,7 +146,7 @@ export interface OutboxRelayStore {
    * another transaction committed, or one claimed again since, is left alone.
    */
   releaseLeased(owner: string, rows: readonly LeasedRef[], now: number): Promise<number>;
-  /** Deletes at most `limit` sent rows with sentAt < `before`. Returns how many. */
+  /** Deletes at most `limit` sent rows with sentAt < `before`, with their attempt history. Returns how many. */
   purgeSent(before: number, limit: number): Promise<number>;
   stats(): Promise<OutboxStats>;
   /** Takes or renews a named lease (one purger at a time). True when `owner` holds it. */

@@ -166,6 +166,7 @@ export class MysqlConsumerOps extends StepwiseDeadLetters implements InboxStore,
       selectSettled: dl.selectSettled(this.t, this.prefix),
       deleteRows: (n) => dl.deleteByIds(this.t, n),
       deleteEvents: (n) => dl.deleteEvents(this.t, n),
+      chunk: 500,
     };
     return this.db.ownTransaction((tx) => purgeSettledStepwise(tx, sql, before, limit));
   }

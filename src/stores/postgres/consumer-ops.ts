@@ -63,7 +63,7 @@ export class PostgresConsumerOps implements InboxStore, DeadLetterStore, Version
   }
 
   async purgeInbox(before: number, limit: number): Promise<number> {
-    return (await this.db.run(inbox.purgeInbox(this.t), [before, limit])).rowCount;
+    return (await this.db.runForcedPlan(inbox.purgeInbox(this.t), [before, limit])).rowCount;
   }
 
   async recordDeliveryFailure(tx: SqlExecutor, f: FailureRecord, decide: DecideRetry): Promise<RecordedFailure> {

@@ -267,9 +267,8 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
   }
 
   async purgeSent(before: number, limit: number): Promise<number> {
-    const purged = (await this.run(sql.purgeSent(this.tables), [before, limit])).rowCount;
-    if (purged > 0) await this.run(sql.purgeOrphanAttempts(this.tables), [before, limit]);
-    return purged;
+    const { rows } = await this.runForcedPlan(sql.purgeSent(this.tables), [before, limit]);
+    return Number(rows[0]!.n);
   }
 
   async stats(): Promise<OutboxStats> {
