@@ -81,6 +81,8 @@ export function outcomeOf(error: unknown): string {
       return 'nacked';
     case 'SURETY_PUBLISH_UNROUTABLE':
       return 'unroutable';
+    case 'SURETY_PUBLISH_REFUSED':
+      return 'refused';
     case 'SURETY_PUBLISH_TIMEOUT':
       return 'timeout';
     case 'SURETY_CONNECTION_LOST':

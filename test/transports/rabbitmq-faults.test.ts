@@ -218,7 +218,7 @@ describe('rabbitmq transport: confirms, timeouts and connection loss', () => {
     await waitFor('the queue to be empty', async () => (await t.inspectQueue(group))?.messageCount === 0, 10_000);
   });
 
-  it('recovers when the broker closes only the publishing channel (publish to a missing exchange)', async () => {
+  it('refuses a publish to a missing exchange with the reply of the broker, and recovers the channel', async () => {
     const missing = uniqueName('missing');
     const exchange = uniqueName('channel_lost');
     const { t, queue } = await open('channel_lost', {
@@ -226,7 +226,8 @@ describe('rabbitmq transport: confirms, timeouts and connection loss', () => {
       route: (topic) => ({ exchange: topic === 'lost' ? missing : exchange, routingKey: topic }),
     });
     await expect(t.publish({ topic: 'lost', message: wireMessage() })).rejects.toMatchObject({
-      code: 'SURETY_CONNECTION_LOST',
+      code: 'SURETY_PUBLISH_REFUSED',
+      message: expect.stringContaining(`NOT_FOUND - no exchange '${missing}' in vhost '/'`),
     });
     expect(await t.waitUntilReady(10_000)).toBe(true);
     await expect(t.publish({ topic: 'order.created', message: wireMessage() })).resolves.toBeUndefined();

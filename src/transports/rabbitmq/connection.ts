@@ -5,6 +5,7 @@ import { cancellableSleep, type CancellableSleep } from './sleep.js';
 import { declareResolvedTopology } from './topology.js';
 
 type ConnectedListener = (connection: AmqpConnection) => void;
+type LostListener = () => void;
 type BlockedListener = (blocked: boolean) => void;
 
 /**
@@ -19,6 +20,7 @@ export class ConnectionManager {
   private pendingSleep: CancellableSleep | undefined;
   private readonly lost = new WeakSet<AmqpConnection>();
   private readonly connectedListeners = new Set<ConnectedListener>();
+  private readonly lostListeners = new Set<LostListener>();
   private readonly blockedListeners = new Set<BlockedListener>();
 
   constructor(
@@ -39,6 +41,12 @@ export class ConnectionManager {
   onConnected(listener: ConnectedListener): () => void {
     this.connectedListeners.add(listener);
     return () => this.connectedListeners.delete(listener);
+  }
+
+  /** Calls `listener` whenever the open connection is lost (not on close()). Returns an unsubscribe. */
+  onLost(listener: LostListener): () => void {
+    this.lostListeners.add(listener);
+    return () => this.lostListeners.delete(listener);
   }
 
   /** RabbitMQ blocks publishing connections during a memory or disk alarm. */
@@ -127,6 +135,7 @@ export class ConnectionManager {
     this.connection = undefined;
     this.emitBlocked(false, undefined);
     if (this.closed) return;
+    for (const listener of this.lostListeners) listener();
     this.options.logger.warn({ connection: this.options.connectionName }, 'rabbitmq connection lost; reconnecting');
     this.reconnect(true);
   }
