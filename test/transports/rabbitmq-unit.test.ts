@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { DriverMissingError, InvalidOptionError, PublishError } from '../../src/core/errors.js';
 import type { WireMessage } from '../../src/core/wire.js';
+import { channelRefusal, type ChannelRefusal } from '../../src/transports/rabbitmq/channel-refusal.js';
 import { ConfirmTracker, type PendingPublish } from '../../src/transports/rabbitmq/confirm-tracker.js';
 import type { AmqpMessage } from '../../src/transports/rabbitmq/driver.js';
 import { loadAmqplib } from '../../src/transports/rabbitmq/driver.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
 import { resolveOptions, type RabbitMqTransportOptions } from '../../src/transports/rabbitmq/options.js';
+import { assignBlame } from '../../src/transports/rabbitmq/publish-blame.js';
 import { fromAmqpMessage, redeliveriesOf, toPublishOptions } from '../../src/transports/rabbitmq/wire-mapping.js';
 import { parkedDelivery } from '../../src/transports/rabbitmq/dead-letter-parking.js';
 import { deadLetterSettings } from '../../src/transports/rabbitmq/queue-dead-letters.js';
@@ -31,6 +33,7 @@ describe('rabbitmq options', () => {
       connectionName: 'surety',
       publishTimeoutMs: 10_000,
       closeTimeoutMs: 5_000,
+      connectTimeoutMs: 30_000,
       prefetch: 100,
     });
     expect(o.topology.exchanges).toEqual([{ name: 'surety', type: 'topic', durable: true }]);
@@ -42,6 +45,10 @@ describe('rabbitmq options', () => {
   it('names the offending option and its allowed values', () => {
     expect(optionError({ url: 'http://x' }).option).toBe('url');
     expect(optionError({ url, publishTimeoutMs: 0 }).option).toBe('publishTimeoutMs');
+    expect(optionError({ url, connectTimeoutMs: -1 }).message).toBe(
+      'invalid option "connectTimeoutMs": must be an integer from 0 to 2147483647',
+    );
+    expect(optionError({ url, connectTimeoutMs: 1.5 }).option).toBe('connectTimeoutMs');
     expect(optionError({ url, prefetch: 70_000 }).message).toContain('from 1 to 65535');
     expect(optionError({ url, reconnect: { initialMs: 500, maxMs: 100 } }).option).toBe('reconnect.maxMs');
     expect(optionError({ url, logger: { info: () => {} } }).option).toBe('logger');
@@ -251,6 +258,20 @@ describe('rabbitmq wire mapping', () => {
   });
 });
 
+function pendingPublish(id: string, topic = 't', exchange = 'ex'): PendingPublish {
+  return {
+    out: { topic, message: { id, headers: {}, body: Buffer.alloc(0) } },
+    deadline: Number.MAX_SAFE_INTEGER,
+    exchange,
+    routingKey: topic,
+    returned: false,
+    republished: 0,
+    settled: false,
+    resolve: () => {},
+    reject: () => {},
+  };
+}
+
 describe('rabbitmq confirm tracking', () => {
   type Outcome = 'pending' | 'ok' | string;
 
@@ -261,16 +282,7 @@ describe('rabbitmq confirm tracking', () => {
       outcomes.set(p, err ? err.code : 'ok');
     });
     const send = (id: string, topic = 't'): PendingPublish => {
-      const p: PendingPublish = {
-        out: { topic, message: { id, headers: {}, body: Buffer.alloc(0) } },
-        deadline: Number.MAX_SAFE_INTEGER,
-        exchange: 'ex',
-        routingKey: topic,
-        returned: false,
-        settled: false,
-        resolve: () => {},
-        reject: () => {},
-      };
+      const p = pendingPublish(id, topic);
       outcomes.set(p, 'pending');
       tracker.sent(p);
       return p;
@@ -302,6 +314,94 @@ describe('rabbitmq confirm tracking', () => {
     tracker.failAll(() => new PublishError('SURETY_CONNECTION_LOST', 'gone'));
     expect(outcome(ps[3]!)).toBe('SURETY_CONNECTION_LOST');
     expect(tracker.returned({ exchange: 'ex', routingKey: 't', messageId: 'a' })).toBe(false);
+  });
+
+  it('hands over what a closed channel left unconfirmed, split at the last publish the broker confirmed', () => {
+    const { tracker, send } = harness();
+    const [a, b, c, d, e] = ['a', 'b', 'c', 'd', 'e'].map((id) => send(id));
+    tracker.acked(1, false);
+    tracker.acked(3, false); // b (tag 2) was handled before c: its ack is merely late
+    e!.settled = true; // timed out: nothing to hand over
+    const { processed, unknown } = tracker.takeUnconfirmed();
+    expect(processed).toEqual([b]);
+    expect(unknown).toEqual([d]);
+    expect(tracker.size).toBe(0);
+    expect([a, c].every((p) => p!.settled)).toBe(true);
+  });
+});
+
+describe('rabbitmq channel refusals', () => {
+  /** The error amqplib emits on a channel the broker closed (see its channel.js, ChannelClose). */
+  const closeError = (code: number, replyText: string, classId = 60, methodId = 40) =>
+    Object.assign(new Error(`Channel closed by server: ${code} (X) with message "${replyText}"`), {
+      code,
+      classId,
+      methodId,
+    });
+
+  it('reads the reply code, the reply text and, on a 404 or 403 publish, the exchange', () => {
+    expect(channelRefusal(closeError(404, "NOT_FOUND - no exchange 'orders.v2' in vhost '/'"))).toMatchObject({
+      replyCode: 404,
+      replyText: "NOT_FOUND - no exchange 'orders.v2' in vhost '/'",
+      byPublish: true,
+      exchange: 'orders.v2',
+    });
+    expect(
+      channelRefusal(closeError(403, "ACCESS_REFUSED - cannot publish to internal exchange 'it's' in vhost 'v'")),
+    ).toMatchObject({ replyCode: 403, exchange: "it's" });
+    expect(
+      channelRefusal(closeError(403, "ACCESS_REFUSED - access to exchange 'x' in vhost '/' refused for user 'u'")),
+    ).toMatchObject({ exchange: 'x' });
+    const precondition = channelRefusal(closeError(406, 'PRECONDITION_FAILED - fast reply consumer does not exist'));
+    expect(precondition).toMatchObject({ replyCode: 406, byPublish: true, exchange: undefined });
+    // A queue declaration's 404 names a queue and answers no publish.
+    expect(channelRefusal(closeError(404, "NOT_FOUND - no queue 'q' in vhost '/'", 50, 10))).toMatchObject({
+      byPublish: false,
+      exchange: undefined,
+    });
+  });
+
+  it('is undefined for an error without a reply code (the connection went)', () => {
+    expect(channelRefusal(new Error('Connection closed'))).toBeUndefined();
+    expect(channelRefusal(undefined)).toBeUndefined();
+  });
+
+  const refusal = (over: Partial<ChannelRefusal> = {}): ChannelRefusal => ({
+    replyCode: 406,
+    replyText: 'PRECONDITION_FAILED - x',
+    byPublish: true,
+    exchange: undefined,
+    cause: undefined,
+    ...over,
+  });
+
+  it('refuses every unknown publish to the exchange the reply names, and never a processed one', () => {
+    const processed = [pendingPublish('p1', 't', 'gone')];
+    const unknown = [pendingPublish('u1'), pendingPublish('u2', 't', 'gone'), pendingPublish('u3', 't', 'gone')];
+    const blame = assignBlame(refusal({ replyCode: 404, exchange: 'gone' }), { processed, unknown });
+    expect(blame.refused.map((p) => p.out.message.id)).toEqual(['u2', 'u3']);
+    expect(blame.innocent.map((p) => p.out.message.id)).toEqual(['p1', 'u1']);
+    expect(blame.suspects).toEqual([]);
+  });
+
+  it('blames the only unknown publish, and suspects several when the reply names nothing', () => {
+    const processed = [pendingPublish('p1')];
+    const alone = assignBlame(refusal(), { processed, unknown: [pendingPublish('u1')] });
+    expect(alone.refused.map((p) => p.out.message.id)).toEqual(['u1']);
+    expect(alone.innocent).toEqual(processed);
+    const unknown = [pendingPublish('u1'), pendingPublish('u2')];
+    // A named exchange none of them was written to names nothing useful either.
+    const several = assignBlame(refusal({ replyCode: 404, exchange: 'other' }), { processed, unknown });
+    expect(several).toEqual({ refused: [], innocent: processed, suspects: unknown });
+  });
+
+  it('blames nobody for a close that answers no publish', () => {
+    const unknown = [pendingPublish('u1')];
+    expect(assignBlame(refusal({ byPublish: false }), { processed: [], unknown })).toEqual({
+      refused: [],
+      innocent: unknown,
+      suspects: [],
+    });
   });
 });
 

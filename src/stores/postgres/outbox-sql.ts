@@ -106,6 +106,22 @@ export const recordFailureValues = (u: FailureUpdate, now: number) => [
   u.now ?? now,
 ];
 
+/**
+ * $1 seq, $2 owner (`owned`) or the row's attempts (a locked claim), $3 next attempt, $4 error. An
+ * uncharged failure (the connection was lost): the row is rescheduled, its attempts and history untouched.
+ */
+export const recordInterruption = (t: TableNames, owned = true) => `UPDATE ${t.outbox}
+SET next_attempt_at = $3, last_error = $4, claimed_by = NULL
+WHERE seq = $1 AND ${owned ? 'claimed_by = $2' : 'attempts = $2'} AND status = 'pending'`;
+
+/** recordInterruption's values for `u`. */
+export const recordInterruptionValues = (u: FailureUpdate, owned = true) => [
+  u.seq,
+  owned ? u.owner : u.attempts,
+  u.nextAttemptAt,
+  clipError(u.error),
+];
+
 /** $1 owner, $2 seqs, $3 now: due again at once. */
 export const releaseClaims = (t: TableNames) => `UPDATE ${t.outbox}
 SET next_attempt_at = $3, claimed_by = NULL

@@ -236,7 +236,10 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
   }
 
   async recordFailure(u: FailureUpdate): Promise<boolean> {
-    const res = await this.run(sql.recordFailure(this.tables), sql.recordFailureValues(u, Date.now()));
+    const res =
+      u.charged === false
+        ? await this.run(sql.recordInterruption(this.tables), sql.recordInterruptionValues(u))
+        : await this.run(sql.recordFailure(this.tables), sql.recordFailureValues(u, Date.now()));
     return res.rowCount === 1;
   }
 

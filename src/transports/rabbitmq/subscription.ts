@@ -35,7 +35,7 @@ export class RabbitMqSubscription implements Subscription {
   private closing: Promise<void> | undefined;
 
   constructor(
-    manager: ConnectionManager,
+    private readonly manager: ConnectionManager,
     private readonly options: ResolvedRabbitMqOptions,
     private readonly queues: readonly ConsumedQueue[],
     private readonly prefetch: number,
@@ -52,9 +52,25 @@ export class RabbitMqSubscription implements Subscription {
     });
   }
 
-  /** Subscribes on the current connection (throwing if that fails), then keeps it subscribed. */
+  /**
+   * Subscribes as soon as there is a connection, waiting for one up to `connectTimeoutMs` (a
+   * connection lost while subscribing is waited out the same way), then keeps it subscribed. The
+   * broker refusing a declare, bind or consume (an AMQP reply code) rejects at once.
+   */
   async start(): Promise<void> {
-    await this.keeper.openNow();
+    const { connectTimeoutMs } = this.options;
+    const deadline = Date.now() + connectTimeoutMs;
+    for (;;) {
+      const connection = await this.manager.waitForConnection(Math.max(0, deadline - Date.now()));
+      if (!connection) throw this.manager.notConnected(`could not subscribe to ${this.queueNames()}`, connectTimeoutMs);
+      try {
+        await this.keeper.openNow();
+        break;
+      } catch (err) {
+        const refused = typeof (err as { code?: unknown } | null)?.code === 'number';
+        if (refused || this.manager.current === connection || Date.now() >= deadline) throw err;
+      }
+    }
     this.keeper.run();
   }
 

@@ -9,7 +9,6 @@ import {
   type RabbitMqTransportOptions,
   type ResolvedRabbitMqOptions,
 } from './options.js';
-import { QueueDeclarationRefusedError } from './declare-refusal.js';
 import { ConfirmPublisher } from './publisher.js';
 import { RabbitMqSubscription, type ConsumedQueue } from './subscription.js';
 import { resolveQueue, type ResolvedQueue } from './topology.js';
@@ -25,13 +24,17 @@ export interface RabbitMqTransport extends Transport {
 /**
  * Creates a RabbitMQ transport and starts connecting in the background. amqplib is imported here,
  * on first use; without it this rejects with DriverMissingError. Options are validated at once
- * (InvalidOptionError).
+ * (InvalidOptionError). `subscribe` waits for the first connection (up to `connectTimeoutMs`);
+ * `publish` does not: it fails fast while disconnected, so wait for `waitUntilReady` first. The open
+ * connection keeps the process alive until `close()`.
  *
  * @example
  * ```ts
  * const transport = await createRabbitMqTransport({ url: 'amqp://guest:guest@localhost:5672' });
+ * const subscription = await transport.subscribe({ group: 'billing', topics: ['order.created'] }, handle);
  * if (!(await transport.waitUntilReady(5_000))) throw new Error('RabbitMQ unreachable');
  * await transport.publish({ topic: 'order.created', message: encodeEnvelope(envelope) });
+ * await subscription.close();
  * await transport.close();
  * ```
  */
@@ -128,7 +131,7 @@ function parkingOf(q: ResolvedQueue): Pick<ConsumedQueue, 'parkingQueue' | 'deli
 
 /** The broker refusing a declare, bind or consume (an AMQP reply code) is a configuration problem. */
 function translateSubscribeError(err: unknown, queues: readonly ConsumedQueue[]): SuretyError {
-  if (err instanceof QueueDeclarationRefusedError) return err; // it says which queue and what to do
+  if (err instanceof SuretyError) return err; // a refused declaration says which queue and what to do
   const names = queues.map((q) => q.queue).join(', ');
   const replyCode = (err as { code?: unknown } | null)?.code;
   if (typeof replyCode === 'number') {
