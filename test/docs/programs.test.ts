@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDoctor } from '../../src/admin/doctor/index.js';
 import { createPostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createRabbitMqQueueProbe } from '../../src/transports/rabbitmq/index.js';
 import { docPrograms, documentationPages, writePrograms, type DocProgram } from '../support/doc-programs.js';
 import { testEnv, uniqueName } from '../support/env.js';
 import { exited } from '../support/spawn.js';
@@ -66,6 +68,18 @@ const scenarios: Scenario[] = [
       await waitFor('two invoices', () => alive() && invoiced().length >= 2, 60_000).catch((error: Error) => {
         throw new Error(`${error.message}\nconsumer: ${consumer.err()}\nproducer: ${producer.err()}`);
       });
+      // While both run, the doctor has nothing against the README's topology (it once set a delivery limit it warned about).
+      const store = await createPostgresOutboxStore({ connectionString: env.BILLING_DATABASE_URL });
+      const probe = createRabbitMqQueueProbe({ url: env.AMQP_URL });
+      try {
+        const report = await runDoctor({ store, probe, knownQueues: ['billing'] });
+        const broker = report.checks.filter((c) => c.place === 'broker');
+        expect(broker.length).toBeGreaterThan(0);
+        expect(broker.filter((c) => c.level !== 'ok')).toEqual([]);
+      } finally {
+        await probe.close?.();
+        await store.close();
+      }
       const [p, c] = await Promise.all([producer.stop(), consumer.stop()]);
       expect(p, p.stderr).toMatchObject({ code: 0 });
       expect(c, c.stderr).toMatchObject({ code: 0 });
