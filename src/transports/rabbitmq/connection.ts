@@ -1,5 +1,7 @@
 import { describeError } from '../../core/errors.js';
 import type { AmqpConnection, AmqpDriver } from './driver.js';
+import { NodeRotation } from './node-rotation.js';
+import { describeNode } from './node-urls.js';
 import type { ResolvedRabbitMqOptions } from './options.js';
 import { cancellableSleep, type CancellableSleep } from './sleep.js';
 import { declareResolvedTopology } from './topology.js';
@@ -8,12 +10,16 @@ type ConnectedListener = (connection: AmqpConnection) => void;
 type BlockedListener = (blocked: boolean) => void;
 
 /**
- * Owns the one AMQP connection: opens it, declares the topology, and after any loss reconnects in
- * the background with capped exponential backoff. Channel owners (publisher, subscriptions) hear
- * about each new connection and open their own channels on it.
+ * Owns the one AMQP connection: opens it to one of the cluster's nodes, declares the topology, and
+ * after any loss reconnects in the background, to the next node at once and with capped
+ * exponential backoff once every node failed (see NodeRotation). Channel owners (publisher,
+ * subscriptions) hear about each new connection and open their own channels on it.
  */
 export class ConnectionManager {
   private connection: AmqpConnection | undefined;
+  /** The node of `connection`, and when it opened. */
+  private node = { url: '', since: 0 };
+  private readonly nodes: NodeRotation;
   private closed = false;
   private connecting: Promise<void> | undefined;
   private pendingSleep: CancellableSleep | undefined;
@@ -24,7 +30,9 @@ export class ConnectionManager {
   constructor(
     private readonly driver: AmqpDriver,
     private readonly options: ResolvedRabbitMqOptions,
-  ) {}
+  ) {
+    this.nodes = new NodeRotation(options.urls, options.nodeOrder);
+  }
 
   /** The open connection, if any. */
   get current(): AmqpConnection | undefined {
@@ -32,7 +40,7 @@ export class ConnectionManager {
   }
 
   start(): void {
-    this.reconnect(false);
+    this.reconnect();
   }
 
   /** Calls `listener` with every new connection (topology already declared). Returns an unsubscribe. */
@@ -63,48 +71,49 @@ export class ConnectionManager {
     if (connection) await connection.close().catch(() => {});
   }
 
-  private reconnect(afterLoss: boolean): void {
-    this.connecting ??= this.connectLoop(afterLoss).finally(() => (this.connecting = undefined));
+  private reconnect(): void {
+    this.connecting ??= this.connectLoop().finally(() => (this.connecting = undefined));
   }
 
-  private async connectLoop(afterLoss: boolean): Promise<void> {
+  private async connectLoop(): Promise<void> {
     const log = this.options.logger;
-    // After a loss, wait a little first: a broker that drops us at once must not be hammered.
-    let attempt = afterLoss ? 1 : 0;
     while (!this.closed) {
-      if (attempt > 0) {
-        this.pendingSleep = cancellableSleep(this.options.reconnect.delayMs(attempt));
+      const { url, backoffAttempt } = this.nodes.next();
+      if (backoffAttempt > 0) {
+        this.pendingSleep = cancellableSleep(this.options.reconnect.delayMs(backoffAttempt));
         const slept = await this.pendingSleep.done;
         this.pendingSleep = undefined;
         if (!slept) return;
       }
-      attempt++;
-      const connection = await this.tryConnect();
+      const connection = await this.tryConnect(url);
       if (!connection || this.lost.has(connection)) continue;
       if (this.closed) {
         await connection.close().catch(() => {});
         return;
       }
       this.connection = connection;
-      log.info({ connection: this.options.connectionName }, 'rabbitmq connected');
+      this.node = { url, since: Date.now() };
+      log.info({ connection: this.options.connectionName, node: describeNode(url) }, 'rabbitmq connected');
       for (const listener of this.connectedListeners) listener(connection);
       return;
     }
   }
 
-  private async tryConnect(): Promise<AmqpConnection | undefined> {
+  private async tryConnect(url: string): Promise<AmqpConnection | undefined> {
     const log = this.options.logger;
+    const node = describeNode(url);
     let connection: AmqpConnection;
     try {
-      connection = await this.driver.connect(this.options.url, {
+      connection = await this.driver.connect(url, {
         clientProperties: { connection_name: this.options.connectionName },
+        timeout: this.options.connectTimeoutMs,
       });
     } catch (err) {
-      log.warn({ err: describeError(err) }, 'rabbitmq connect failed; retrying');
+      log.warn({ err: describeError(err), node }, 'rabbitmq connect failed; retrying');
       return undefined;
     }
     // Without an 'error' listener an EventEmitter throws, which would crash the process.
-    connection.on('error', (err: unknown) => log.warn({ err: describeError(err) }, 'rabbitmq connection error'));
+    connection.on('error', (err: unknown) => log.warn({ err: describeError(err), node }, 'rabbitmq connection error'));
     connection.on('close', () => this.handleClose(connection));
     connection.on('blocked', (reason: unknown) => this.emitBlocked(true, reason));
     connection.on('unblocked', () => this.emitBlocked(false, undefined));
@@ -114,7 +123,7 @@ export class ConnectionManager {
       await declareResolvedTopology(channel, this.options.topology);
       await channel.close();
     } catch (err) {
-      log.error({ err: describeError(err) }, 'rabbitmq topology declaration failed; retrying');
+      log.error({ err: describeError(err), node }, 'rabbitmq topology declaration failed; retrying');
       await connection.close().catch(() => {});
       return undefined;
     }
@@ -127,8 +136,12 @@ export class ConnectionManager {
     this.connection = undefined;
     this.emitBlocked(false, undefined);
     if (this.closed) return;
-    this.options.logger.warn({ connection: this.options.connectionName }, 'rabbitmq connection lost; reconnecting');
-    this.reconnect(true);
+    this.nodes.lost(Date.now() - this.node.since);
+    this.options.logger.warn(
+      { connection: this.options.connectionName, node: describeNode(this.node.url) },
+      'rabbitmq connection lost; reconnecting',
+    );
+    this.reconnect();
   }
 
   private emitBlocked(blocked: boolean, reason: unknown): void {
