@@ -134,6 +134,8 @@ export class RabbitCluster {
     closeSync(out);
     child.on('error', () => undefined); // reported by awaitNode through the exit
     this.processes.set(node.name, child);
+    leftBehind.add(child);
+    child.once('exit', () => leftBehind.delete(child));
   }
 
   /** Polls the AMQP port (cheap), then confirms with `await_startup`; fails at once if the node exits. */
@@ -159,6 +161,29 @@ export class RabbitCluster {
       return '';
     }
   }
+}
+
+/**
+ * Nodes run in process groups of their own, so that nothing reaches them when this process ends
+ * without calling stop() (an interrupted run): kill them then too.
+ */
+const leftBehind = new Set<ChildProcess>();
+function killLeftBehind(): void {
+  for (const child of leftBehind) {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+}
+process.once('exit', killLeftBehind);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killLeftBehind();
+    // Without other listeners, end as the signal would have: this one is gone now.
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+  });
 }
 
 function accepts(port: number): Promise<boolean> {
