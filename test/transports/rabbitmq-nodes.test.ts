@@ -196,6 +196,7 @@ function wireMessage(): WireMessage {
 }
 
 const masked = (url: string) => url.replace(/:[^:@/]+@/, ':***@');
+const REPLACED = 'rabbitmq nacked every publish on a new channel; replacing it';
 
 describe('rabbitmq transport over several nodes (stand-ins in front of the shared broker)', () => {
   let admin: ChannelModel;
@@ -216,7 +217,7 @@ describe('rabbitmq transport over several nodes (stand-ins in front of the share
 
   async function open(
     options: Omit<RabbitMqTransportOptions, 'exchange'>,
-  ): Promise<{ t: RabbitMqTransport; queue: string }> {
+  ): Promise<{ t: RabbitMqTransport; queue: string; exchange: string }> {
     const exchange = uniqueName('nodes');
     const queue = uniqueName('nodes_q');
     await ch.assertExchange(exchange, 'topic', { durable: true });
@@ -228,7 +229,7 @@ describe('rabbitmq transport over several nodes (stand-ins in front of the share
       () => ch.deleteQueue(queue),
       () => t.close(),
     );
-    return { t, queue };
+    return { t, queue, exchange };
   }
 
   it('skips a node that refuses, and logs each node without its password', async () => {
@@ -262,6 +263,27 @@ describe('rabbitmq transport over several nodes (stand-ins in front of the share
       err: expect.stringContaining('ETIMEDOUT'),
     });
     expect(lines.find((l) => l.msg === 'rabbitmq connected')?.obj).toMatchObject({ node: masked(testEnv.amqpUrl) });
+  });
+
+  it('replaces a new channel whose publishes are all nacked, and publishes on the next one', async () => {
+    // A queue that takes nothing nacks from the first publish: the channel looks wedged.
+    const full = uniqueName('nodes_full');
+    cleanups.push(() => ch.deleteQueue(full));
+    const { logger, lines } = recordingLogger();
+    const { t, queue, exchange } = await open({ url: testEnv.amqpUrl, logger });
+    expect(await t.waitUntilReady(10_000)).toBe(true);
+    await ch.assertQueue(full, { durable: true, arguments: { 'x-max-length': 0, 'x-overflow': 'reject-publish' } });
+    await ch.unbindQueue(queue, exchange, '#');
+    await ch.bindQueue(full, exchange, '#');
+    await expect(t.publish({ topic: 'order.created', message: wireMessage() })).rejects.toMatchObject({
+      code: 'SURETY_PUBLISH_NACKED',
+    });
+    await waitFor('the channel to be replaced', () => lines.some((l) => l.msg === REPLACED), 10_000);
+    await ch.unbindQueue(full, exchange, '#');
+    await ch.bindQueue(queue, exchange, '#');
+    expect(await t.waitUntilReady(10_000)).toBe(true);
+    await t.publish({ topic: 'order.created', message: wireMessage() });
+    expect((await ch.checkQueue(queue)).messageCount).toBe(1);
   });
 
   it('when its node goes away, publishes and consumes through the next one at once, without a backoff', async () => {
