@@ -15,6 +15,8 @@ export interface ClusterNode {
   /** Erlang node name, e.g. `surety-k3x9-a@localhost`. */
   readonly name: string;
   readonly port: number;
+  /** Erlang distribution port. */
+  readonly distPort: number;
   /** `amqp://guest:guest@127.0.0.1:<port>` */
   readonly url: string;
 }
@@ -43,11 +45,12 @@ export class RabbitCluster {
     const ports = await freePorts(size * 2);
     const nodes = Array.from({ length: size }, (_, i) => {
       const port = ports[i]!;
-      return { name: `surety-${id}-${'abcdefghij'[i]}@localhost`, port, url: `amqp://guest:guest@127.0.0.1:${port}` };
+      const name = `surety-${id}-${'abcdefghij'[i]}@localhost`;
+      return { name, port, distPort: ports[size + i]!, url: `amqp://guest:guest@127.0.0.1:${port}` };
     });
     const cluster = new RabbitCluster(dir, nodes);
     try {
-      nodes.forEach((node, i) => cluster.spawnNode(node, ports[size + i]!));
+      for (const node of nodes) cluster.spawnNode(node);
       await Promise.all(nodes.map((node) => cluster.awaitNode(node)));
       const [first, ...others] = nodes;
       for (const node of others) {
@@ -71,6 +74,7 @@ export class RabbitCluster {
   async ctl(node: ClusterNode, ...args: string[]): Promise<string> {
     const { stdout } = await run(join(BIN, 'rabbitmqctl'), ['-n', node.name, ...args], {
       env: this.env(),
+      cwd: this.dir,
       timeout: 120_000,
     });
     return stdout;
@@ -92,13 +96,27 @@ export class RabbitCluster {
     await exited;
   }
 
+  /** Starts a killed node again on its data: it rejoins the cluster. */
+  async restart(node: ClusterNode): Promise<void> {
+    const child = this.processes.get(node.name);
+    if (child && child.exitCode === null && child.signalCode === null) throw new Error(`${node.name} is running`);
+    this.spawnNode(node);
+    await this.awaitNode(node);
+  }
+
+  /** Stops (SIGSTOP) or resumes (SIGCONT) the node's VM: a hung node accepts TCP and answers nothing. */
+  freeze(node: ClusterNode, frozen: boolean): void {
+    const pid = this.processes.get(node.name)?.pid;
+    if (pid !== undefined) process.kill(-pid, frozen ? 'SIGSTOP' : 'SIGCONT');
+  }
+
   /** Kills every node (also after a failed start) and removes the folder. */
   async stop(): Promise<void> {
     await Promise.all(this.nodes.map((node) => this.kill(node)));
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  private env(node?: ClusterNode, distPort?: number): NodeJS.ProcessEnv {
+  private env(node?: ClusterNode): NodeJS.ProcessEnv {
     const base = {
       ...process.env,
       HOME: this.dir, // where Erlang reads the cookie
@@ -112,7 +130,7 @@ export class RabbitCluster {
       RABBITMQ_NODENAME: node.name,
       RABBITMQ_NODE_IP_ADDRESS: '127.0.0.1',
       RABBITMQ_NODE_PORT: String(node.port),
-      RABBITMQ_DIST_PORT: String(distPort),
+      RABBITMQ_DIST_PORT: String(node.distPort),
       RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '-kernel inet_dist_use_interface {127,0,0,1}',
       RABBITMQ_MNESIA_BASE: join(data, 'mnesia'),
       RABBITMQ_LOG_BASE: join(data, 'log'),
@@ -125,12 +143,18 @@ export class RabbitCluster {
     return join(this.dir, node.name.replace(/@.*/, ''));
   }
 
-  private spawnNode(node: ClusterNode, distPort: number): void {
+  private spawnNode(node: ClusterNode): void {
     mkdirSync(this.dataDir(node), { recursive: true });
-    const env = this.env(node, distPort);
+    const env = this.env(node);
     const out = openSync(join(this.dir, `${node.name}.out`), 'a');
-    // Its own process group, so that kill() reaches the VM and its helpers, not only the start script.
-    const child = spawn(join(BIN, 'rabbitmq-server'), [], { env, detached: true, stdio: ['ignore', out, out] });
+    // Its own process group, so that kill() reaches the VM and its helpers, not only the start script;
+    // the temp folder as working directory, where a crash dump would land.
+    const child = spawn(join(BIN, 'rabbitmq-server'), [], {
+      env,
+      detached: true,
+      stdio: ['ignore', out, out],
+      cwd: this.dir,
+    });
     closeSync(out);
     child.on('error', () => undefined); // reported by awaitNode through the exit
     this.processes.set(node.name, child);
