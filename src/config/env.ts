@@ -1,9 +1,10 @@
 import { parseDatabasesVariable } from './databases-variable.js';
+import { splitUrls } from './node-urls.js';
 import { setValue } from './set-value.js';
 import { parseTokensVariable } from './tokens-variable.js';
 
 /** How an environment variable's text becomes a config value. */
-type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'list' | 'tokens' | 'databases';
+type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'list' | 'urls' | 'tokens' | 'databases';
 
 export interface EnvVariable {
   readonly name: string;
@@ -39,12 +40,17 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
     description: 'PostgreSQL schema (of every database)',
   },
   { name: 'SURETY_TRANSPORT', path: 'transport.kind', kind: 'string', description: 'rabbitmq or embedded' },
-  { name: 'SURETY_AMQP_URL', path: 'transport.url', kind: 'string', description: 'RabbitMQ URL' },
+  {
+    name: 'SURETY_AMQP_URL',
+    path: 'transport.url',
+    kind: 'urls',
+    description: 'RabbitMQ URL (comma-separated: one per cluster node)',
+  },
   {
     name: 'SURETY_AMQP_MANAGEMENT_URL',
     path: 'transport.managementUrl',
-    kind: 'string',
-    description: 'RabbitMQ management API URL',
+    kind: 'urls',
+    description: 'RabbitMQ management API URL (comma-separated: one per node)',
   },
   { name: 'SURETY_LOG_PATH', path: 'transport.path', kind: 'string', description: 'embedded log file' },
   { name: 'SURETY_QUEUES', path: 'transport.queues', kind: 'list', description: 'comma-separated queue names' },
@@ -98,6 +104,8 @@ function convert(kind: Kind, raw: string, name: string): unknown {
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean);
+    case 'urls':
+      return splitUrls(text);
     case 'tokens':
       return parseTokensVariable(text, name);
     default:

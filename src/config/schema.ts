@@ -3,24 +3,19 @@ import { tokenConfigSchema } from '../admin/auth/token-set.js';
 import { databaseRules } from './database-rules.js';
 import { databaseSchema, databasesSchema } from './database-schema.js';
 import { duration } from './duration.js';
+import { nodeUrlsSchema } from './node-urls.js';
 
 const positive = z.number().int().min(1);
 
 const transport = z
   .strictObject({
     kind: z.enum(['rabbitmq', 'embedded']),
-    /** RabbitMQ: `amqp://user:pass@host:5672/vhost`. */
-    url: z
-      .string()
-      .regex(/^amqps?:\/\//, { error: 'must start with amqp:// or amqps://' })
-      .optional(),
+    /** RabbitMQ: `amqp://user:pass@host:5672/vhost`, or a list, one per cluster node. */
+    url: nodeUrlsSchema('amqp', 'transport.url').optional(),
     /** RabbitMQ: the exchange topics are published to. */
     exchange: z.string().min(1).default('surety'),
-    /** RabbitMQ management API, for unacked counts and policies in `surety doctor`. */
-    managementUrl: z
-      .string()
-      .regex(/^https?:\/\//, { error: 'must start with http:// or https://' })
-      .optional(),
+    /** RabbitMQ management API (or a list, one per node), for unacked counts and policies in `surety doctor`. */
+    managementUrl: nodeUrlsSchema('http', 'transport.managementUrl').optional(),
     /** Embedded: the log file. */
     path: z.string().min(1).optional(),
     /** The consumers' queues, checked by `surety doctor`. */

@@ -38,7 +38,8 @@ export class SuretyError extends Error {
 export class InvalidOptionError extends SuretyError {
   constructor(
     readonly option: string,
-    detail: string,
+    /** What is wrong with it, without the option's name, e.g. `must be an integer from 1 to 100`. */
+    readonly detail: string,
   ) {
     super('SURETY_INVALID_OPTION', `invalid option "${option}": ${detail}`);
   }

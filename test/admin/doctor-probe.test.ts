@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import amqp from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/admin/doctor/index.js';
@@ -318,5 +319,80 @@ describe('RabbitMQ queue probe over the management API (local stub of its JSON)'
     await expect(probe.inspect('billing')).rejects.toThrow(/answered 401 .*check the credentials/);
     const sent = stub.requests.at(-1)!.authorization!;
     expect(Buffer.from(sent.replace('Basic ', ''), 'base64').toString()).toBe('monitor:wrong');
+  });
+});
+
+/** A local port nothing listens on: connecting to it is refused. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('RabbitMQ queue probe with several cluster nodes', () => {
+  const down = 'amqp://guest:guest@127.0.0.1:1';
+
+  it('over AMQP, tries the nodes in turn and reads the queue through the one that answers', async () => {
+    const queue = uniqueName('pq_nodes');
+    const conn = await amqp.connect(testEnv.amqpUrl);
+    const ch = await conn.createChannel();
+    await ch.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    const probe = createRabbitMqQueueProbe({ url: [down, testEnv.amqpUrl] });
+    try {
+      expect(probe.address).toBe(`amqp://127.0.0.1:1, amqp://${new URL(testEnv.amqpUrl).host}`);
+      await expect(probe.inspect(queue)).resolves.toMatchObject({ exists: true, type: 'quorum', source: 'amqp' });
+    } finally {
+      await probe.close();
+      await ch.deleteQueue(queue);
+      await conn.close();
+    }
+  });
+
+  it('names every node that did not answer', async () => {
+    const probe = createRabbitMqQueueProbe({ url: [down, 'amqp://guest:guest@127.0.0.1:2'], timeoutMs: 2_000 });
+    try {
+      await expect(probe.inspect('x')).rejects.toThrow(
+        /^no node answered \(amqp:\/\/127\.0\.0\.1:1: .*ECONNREFUSED.*; amqp:\/\/127\.0\.0\.1:2: .*ECONNREFUSED.*\)$/,
+      );
+    } finally {
+      await probe.close();
+    }
+  });
+
+  it('over the management API, tries the nodes in turn and keeps to the one that answered', async () => {
+    const stub = await ManagementStub.start('monitor', 's3cret');
+    stub.put({ ...idle, vhost: '/', name: 'billing' });
+    const refused = `http://127.0.0.1:${await closedPort()}`;
+    const answering = stub.url;
+    const probe = createRabbitMqQueueProbe({
+      url: testEnv.amqpUrl,
+      managementUrl: [refused.replace('//', '//monitor:s3cret@'), answering.replace('//', '//monitor:s3cret@')],
+    });
+    try {
+      expect(probe.address).toBe(`${refused}, ${answering}`);
+      await expect(probe.inspect('billing')).resolves.toMatchObject({ exists: true, consumers: 1 });
+      await expect(probe.listQueues!()).resolves.toEqual(['billing']);
+      expect(stub.requests.map((r) => r.path)).toEqual([
+        '/api/queues/%2F/billing',
+        '/api/queues/%2F?columns=name,exclusive',
+      ]);
+      await stub.close();
+      await expect(probe.inspect('billing')).rejects.toThrow(
+        `management API at ${refused}, ${answering} did not answer`,
+      );
+    } finally {
+      await probe.close();
+    }
+  });
+
+  it('refuses a comma-separated string and a bad entry, naming it', () => {
+    expect(() => createRabbitMqQueueProbe({ url: `${testEnv.amqpUrl},${down}` })).toThrow(
+      /invalid option "url": holds several URLs separated by commas/,
+    );
+    expect(() =>
+      createRabbitMqQueueProbe({ url: testEnv.amqpUrl, managementUrl: ['http://a:15672', 'ftp://b'] }),
+    ).toThrow('invalid option "managementUrl[1]": must start with "http://" or "https://"');
   });
 });

@@ -85,6 +85,54 @@ doctor:
     expect(config.transport).toMatchObject({ kind: 'embedded', path: join(process.cwd(), 'log.sqlite') });
   });
 
+  it('takes several RabbitMQ nodes: a list in the file, comma-separated in SURETY_AMQP_URL', async () => {
+    const path = file(
+      'cluster.yaml',
+      `database: { url: "sqlite:x.db" }
+transport:
+  url: [amqp://app:pw@mq-a:5672/shop, amqp://app:pw@mq-b:5672/shop]
+  managementUrl: [http://mq-a:15672, http://mq-b:15672]
+`,
+    );
+    expect((await loadConfig({ file: path, env: {} })).config.transport).toMatchObject({
+      kind: 'rabbitmq',
+      url: ['amqp://app:pw@mq-a:5672/shop', 'amqp://app:pw@mq-b:5672/shop'],
+      managementUrl: ['http://mq-a:15672', 'http://mq-b:15672'],
+    });
+    const env = {
+      SURETY_DATABASE_URL: 'sqlite:x.db',
+      SURETY_AMQP_URL: 'amqp://app:pw@mq-a:5672, amqp://app:pw@mq-b:5672',
+      SURETY_AMQP_MANAGEMENT_URL: 'http://mq-a:15672,http://mq-b:15672',
+    };
+    expect((await loadConfig({ env })).config.transport).toMatchObject({
+      url: ['amqp://app:pw@mq-a:5672', 'amqp://app:pw@mq-b:5672'],
+      managementUrl: ['http://mq-a:15672', 'http://mq-b:15672'],
+    });
+    // A comma that no scheme follows belongs to the password.
+    const oneNode = await loadConfig({ env: { ...env, SURETY_AMQP_URL: 'amqp://app:p,w@mq-a:5672' } });
+    expect(oneNode.config.transport?.url).toBe('amqp://app:p,w@mq-a:5672');
+  });
+
+  it('refuses a comma-separated url in the file and a bad node, naming the entry', async () => {
+    const joined = file(
+      'joined.yaml',
+      'database: { url: "sqlite:x.db" }\ntransport: { url: "amqp://a:5672,amqp://b:5672" }\n',
+    );
+    expect(await configProblem({ file: joined, env: {} })).toBe(
+      'config error at transport.url: holds several URLs separated by commas: give one URL per node in a list, e.g. ["amqp://mq-a:5672", "amqp://mq-b:5672"]',
+    );
+    const env = (url: string) => ({ SURETY_DATABASE_URL: 'sqlite:x.db', SURETY_AMQP_URL: url });
+    expect(await configProblem({ env: env('amqp://u:hunter2@a/shop,amqp://u:hunter2@b/other') })).toBe(
+      'config error at transport.url[1] (from SURETY_AMQP_URL): names another vhost than transport.url[0]: every node of a cluster serves the same vhosts',
+    );
+    expect(await configProblem({ env: env('amqp://u:hunter2@a,http://u:hunter2@b') })).toBe(
+      'config error at transport.url[1] (from SURETY_AMQP_URL): must start with amqp:// or amqps:// (got "http://u:***@b/")',
+    );
+    expect(await configProblem({ env: env('amqp://a,b:5672') })).toBe(
+      'config error at transport.url (from SURETY_AMQP_URL): names several hosts ("a,b"): give one URL per node in a list, e.g. ["amqp://mq-a:5672", "amqp://mq-b:5672"]',
+    );
+  });
+
   it('names the key path and the allowed values of every bad value', async () => {
     const bad = file(
       'bad.yaml',

@@ -87,6 +87,12 @@ describe.each(['sqlite', 'postgres'] as const)('surety doctor (%s)', (db) => {
         level: 'fail',
         facts: { exists: false },
       });
+      // Several cluster nodes from the environment: the one that refuses is skipped.
+      const nodes = await runCli(['doctor', ...f.dbArgs, '--queue', queue], {
+        SURETY_AMQP_URL: `amqp://guest:guest@127.0.0.1:1,${testEnv.amqpUrl}`,
+      });
+      expect(nodes.code, nodes.out + nodes.err).toBe(4);
+      expect(nodes.out).toContain(`verdict: broker: ${queue} has 7 ready and 0 consumers — the consumer is down`);
     } finally {
       await ch.deleteQueue(queue).catch(() => undefined);
       await conn.close();

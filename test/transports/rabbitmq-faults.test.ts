@@ -128,6 +128,8 @@ describe('rabbitmq transport: confirms, timeouts and connection loss', () => {
     const { t, queue, connectionName } = await open('conn_lost', {
       url: p.url,
       reconnect: { initialMs: 1_000, maxMs: 2_000 },
+      // rabbitmqctl takes seconds on a busy machine: the held publishes must not time out before the close.
+      publishTimeoutMs: 120_000,
     });
     // The broker never sees these, so no confirm can race the close.
     p.holdClientToBroker();

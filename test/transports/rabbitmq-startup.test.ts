@@ -119,17 +119,17 @@ describe('rabbitmq transport: a consumer that starts before the broker answers',
     await transport.close();
     const err = await starting;
     expect(err?.code).toBe('SURETY_TRANSPORT_CLOSED');
-    expect(Date.now() - closedAt).toBeLessThan(5_000); // not the 30 s of connectTimeoutMs
+    expect(Date.now() - closedAt).toBeLessThan(5_000); // not the 30 s of startTimeoutMs
   });
 
-  it('rejects after connectTimeoutMs when the broker never answers: how long, where to, and why, without the password', async () => {
+  it('rejects after startTimeoutMs when the broker never answers: how long, where to, and why, without the password', async () => {
     const proxy = await GatedProxy.reserve(); // never listens
     const url = new URL(proxy.url);
     url.password = 's3cret-pw';
     const { consumer } = await setUp({
       url: url.toString(),
       reconnect: { initialMs: 50, maxMs: 100 },
-      connectTimeoutMs: 300,
+      startTimeoutMs: 300,
     });
     const started = Date.now();
     const err = await consumer.start().then(

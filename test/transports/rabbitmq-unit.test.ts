@@ -33,7 +33,7 @@ describe('rabbitmq options', () => {
       connectionName: 'surety',
       publishTimeoutMs: 10_000,
       closeTimeoutMs: 5_000,
-      connectTimeoutMs: 30_000,
+      startTimeoutMs: 30_000,
       prefetch: 100,
     });
     expect(o.topology.exchanges).toEqual([{ name: 'surety', type: 'topic', durable: true }]);
@@ -45,10 +45,10 @@ describe('rabbitmq options', () => {
   it('names the offending option and its allowed values', () => {
     expect(optionError({ url: 'http://x' }).option).toBe('url');
     expect(optionError({ url, publishTimeoutMs: 0 }).option).toBe('publishTimeoutMs');
-    expect(optionError({ url, connectTimeoutMs: -1 }).message).toBe(
-      'invalid option "connectTimeoutMs": must be an integer from 0 to 2147483647',
+    expect(optionError({ url, startTimeoutMs: -1 }).message).toBe(
+      'invalid option "startTimeoutMs": must be an integer from 0 to 2147483647',
     );
-    expect(optionError({ url, connectTimeoutMs: 1.5 }).option).toBe('connectTimeoutMs');
+    expect(optionError({ url, startTimeoutMs: 1.5 }).option).toBe('startTimeoutMs');
     expect(optionError({ url, prefetch: 70_000 }).message).toContain('from 1 to 65535');
     expect(optionError({ url, reconnect: { initialMs: 500, maxMs: 100 } }).option).toBe('reconnect.maxMs');
     expect(optionError({ url, logger: { info: () => {} } }).option).toBe('logger');

@@ -49,6 +49,8 @@ export class ConfirmTracker {
   private readonly byTag = new Map<number, PendingPublish>();
   /** The highest tag an ack or nack covered: the broker has handled every publish up to it. */
   private highestConfirmed = 0;
+  private acks = 0;
+  private nacks = 0;
 
   constructor(private readonly settle: Settle) {}
 
@@ -57,12 +59,22 @@ export class ConfirmTracker {
     return this.byTag.size;
   }
 
+  /**
+   * The broker has nacked on this channel and never acked. RabbitMQ 3.10 can leave a channel that
+   * first publishes to a quorum queue just after its leader's node died nacking that queue for the
+   * channel's whole life, while a new channel works: such a channel is to be replaced.
+   */
+  get onlyNacked(): boolean {
+    return this.nacks > 0 && this.acks === 0;
+  }
+
   /** Records a publish just written to the channel. */
   sent(pending: PendingPublish): void {
     this.byTag.set(this.nextTag++, pending);
   }
 
   acked(tag: number, multiple: boolean): void {
+    this.acks++;
     this.confirm(tag, multiple, (p) =>
       p.returned
         ? new PublishError(
@@ -74,6 +86,7 @@ export class ConfirmTracker {
   }
 
   nacked(tag: number, multiple: boolean): void {
+    this.nacks++;
     this.confirm(
       tag,
       multiple,

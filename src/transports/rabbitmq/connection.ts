@@ -1,28 +1,34 @@
 import { describeError, SuretyError } from '../../core/errors.js';
 import { redact } from '../../core/redact.js';
 import type { AmqpConnection, AmqpDriver } from './driver.js';
+import { NodeRotation } from './node-rotation.js';
+import { describeNode } from './node-urls.js';
 import type { ResolvedRabbitMqOptions } from './options.js';
 import { cancellableSleep, type CancellableSleep } from './sleep.js';
 import { declareResolvedTopology } from './topology.js';
 
 type ConnectedListener = (connection: AmqpConnection) => void;
-type LostListener = () => void;
 type BlockedListener = (blocked: boolean) => void;
+type LostListener = () => void;
 
 /**
- * Owns the one AMQP connection: opens it, declares the topology, and after any loss reconnects in
- * the background with capped exponential backoff. Channel owners (publisher, subscriptions) hear
- * about each new connection and open their own channels on it.
+ * Owns the one AMQP connection: opens it to one of the cluster's nodes, declares the topology, and
+ * after any loss reconnects in the background, to the next node at once and with capped
+ * exponential backoff once every node failed (see NodeRotation). Channel owners (publisher,
+ * subscriptions) hear about each new connection and open their own channels on it.
  */
 export class ConnectionManager {
   private connection: AmqpConnection | undefined;
+  /** The node of `connection`, and when it opened. */
+  private node = { url: '', since: 0 };
+  private readonly nodes: NodeRotation;
   private closed = false;
   private connecting: Promise<void> | undefined;
   private pendingSleep: CancellableSleep | undefined;
   private readonly lost = new WeakSet<AmqpConnection>();
   private readonly connectedListeners = new Set<ConnectedListener>();
-  private readonly lostListeners = new Set<LostListener>();
   private readonly blockedListeners = new Set<BlockedListener>();
+  private readonly lostListeners = new Set<LostListener>();
   /** Callers of waitForConnection(), each ended by a connection, its timeout or close(). */
   private readonly waiters = new Set<(connection: AmqpConnection | undefined) => void>();
   private lastError: unknown;
@@ -30,7 +36,9 @@ export class ConnectionManager {
   constructor(
     private readonly driver: AmqpDriver,
     private readonly options: ResolvedRabbitMqOptions,
-  ) {}
+  ) {
+    this.nodes = new NodeRotation(options.urls, options.nodeOrder);
+  }
 
   /** The open connection, if any. */
   get current(): AmqpConnection | undefined {
@@ -43,7 +51,7 @@ export class ConnectionManager {
   }
 
   start(): void {
-    this.reconnect(false);
+    this.reconnect();
   }
 
   /** The connection (topology declared) as soon as there is one; undefined after `timeoutMs` or on close(). */
@@ -60,21 +68,16 @@ export class ConnectionManager {
     });
   }
 
-  /** Calls `listener` with every new connection (topology already declared). Returns an unsubscribe. */
-  onConnected(listener: ConnectedListener): () => void {
-    this.connectedListeners.add(listener);
-    return () => this.connectedListeners.delete(listener);
-  }
-
   /**
-   * SURETY_CONNECTION_LOST for `action` after waiting `waitedMs` for a connection: where to (the URL
-   * without its password) and the last connect error.
+   * SURETY_CONNECTION_LOST for `action` after waiting `waitedMs` for a connection: where to (the
+   * nodes, without passwords) and the last connect error.
    */
   notConnected(action: string, waitedMs: number): SuretyError {
     const last = this.lastError === undefined ? '' : ` (last error: ${redact(describeError(this.lastError))})`;
+    const where = this.options.urls.map(describeNode).join(', ');
     return new SuretyError(
       'SURETY_CONNECTION_LOST',
-      `${action}: no connection to RabbitMQ at ${redact(this.options.url)} within ${waitedMs} ms${last}`,
+      `${action}: no connection to RabbitMQ at ${where} within ${waitedMs} ms${last}`,
       { cause: this.lastError },
     );
   }
@@ -83,6 +86,12 @@ export class ConnectionManager {
   onLost(listener: LostListener): () => void {
     this.lostListeners.add(listener);
     return () => this.lostListeners.delete(listener);
+  }
+
+  /** Calls `listener` with every new connection (topology already declared). Returns an unsubscribe. */
+  onConnected(listener: ConnectedListener): () => void {
+    this.connectedListeners.add(listener);
+    return () => this.connectedListeners.delete(listener);
   }
 
   /** RabbitMQ blocks publishing connections during a memory or disk alarm. */
@@ -108,23 +117,21 @@ export class ConnectionManager {
     if (connection) await connection.close().catch(() => {});
   }
 
-  private reconnect(afterLoss: boolean): void {
-    this.connecting ??= this.connectLoop(afterLoss).finally(() => (this.connecting = undefined));
+  private reconnect(): void {
+    this.connecting ??= this.connectLoop().finally(() => (this.connecting = undefined));
   }
 
-  private async connectLoop(afterLoss: boolean): Promise<void> {
+  private async connectLoop(): Promise<void> {
     const log = this.options.logger;
-    // After a loss, wait a little first: a broker that drops us at once must not be hammered.
-    let attempt = afterLoss ? 1 : 0;
     while (!this.closed) {
-      if (attempt > 0) {
-        this.pendingSleep = cancellableSleep(this.options.reconnect.delayMs(attempt));
+      const { url, backoffAttempt } = this.nodes.next();
+      if (backoffAttempt > 0) {
+        this.pendingSleep = cancellableSleep(this.options.reconnect.delayMs(backoffAttempt));
         const slept = await this.pendingSleep.done;
         this.pendingSleep = undefined;
         if (!slept) return;
       }
-      attempt++;
-      const connection = await this.tryConnect();
+      const connection = await this.tryConnect(url);
       if (!connection || this.lost.has(connection)) continue;
       if (this.closed) {
         await connection.close().catch(() => {});
@@ -132,27 +139,30 @@ export class ConnectionManager {
       }
       this.connection = connection;
       this.lastError = undefined;
-      log.info({ connection: this.options.connectionName }, 'rabbitmq connected');
+      this.node = { url, since: Date.now() };
+      log.info({ connection: this.options.connectionName, node: describeNode(url) }, 'rabbitmq connected');
       for (const listener of this.connectedListeners) listener(connection);
       for (const done of [...this.waiters]) done(connection);
       return;
     }
   }
 
-  private async tryConnect(): Promise<AmqpConnection | undefined> {
+  private async tryConnect(url: string): Promise<AmqpConnection | undefined> {
     const log = this.options.logger;
+    const node = describeNode(url);
     let connection: AmqpConnection;
     try {
-      connection = await this.driver.connect(this.options.url, {
+      connection = await this.driver.connect(url, {
         clientProperties: { connection_name: this.options.connectionName },
+        timeout: this.options.connectTimeoutMs,
       });
     } catch (err) {
       this.lastError = err;
-      log.warn({ err: describeError(err) }, 'rabbitmq connect failed; retrying');
+      log.warn({ err: describeError(err), node }, 'rabbitmq connect failed; retrying');
       return undefined;
     }
     // Without an 'error' listener an EventEmitter throws, which would crash the process.
-    connection.on('error', (err: unknown) => log.warn({ err: describeError(err) }, 'rabbitmq connection error'));
+    connection.on('error', (err: unknown) => log.warn({ err: describeError(err), node }, 'rabbitmq connection error'));
     connection.on('close', () => this.handleClose(connection));
     connection.on('blocked', (reason: unknown) => this.emitBlocked(true, reason));
     connection.on('unblocked', () => this.emitBlocked(false, undefined));
@@ -163,7 +173,7 @@ export class ConnectionManager {
       await channel.close();
     } catch (err) {
       this.lastError = err;
-      log.error({ err: describeError(err) }, 'rabbitmq topology declaration failed; retrying');
+      log.error({ err: describeError(err), node }, 'rabbitmq topology declaration failed; retrying');
       await connection.close().catch(() => {});
       return undefined;
     }
@@ -176,9 +186,13 @@ export class ConnectionManager {
     this.connection = undefined;
     this.emitBlocked(false, undefined);
     if (this.closed) return;
+    this.nodes.lost(Date.now() - this.node.since);
     for (const listener of this.lostListeners) listener();
-    this.options.logger.warn({ connection: this.options.connectionName }, 'rabbitmq connection lost; reconnecting');
-    this.reconnect(true);
+    this.options.logger.warn(
+      { connection: this.options.connectionName, node: describeNode(this.node.url) },
+      'rabbitmq connection lost; reconnecting',
+    );
+    this.reconnect();
   }
 
   private emitBlocked(blocked: boolean, reason: unknown): void {

@@ -70,8 +70,14 @@ export interface AmqpConnection extends AmqpEmitter {
   close(): Promise<void>;
 }
 
+export interface AmqpSocketOptions {
+  readonly clientProperties?: Record<string, unknown>;
+  /** Socket idle time (ms) after which an unfinished connect fails; the handshake disables it. */
+  readonly timeout?: number;
+}
+
 export interface AmqpDriver {
-  connect(url: string, socketOptions?: { clientProperties?: Record<string, unknown> }): Promise<AmqpConnection>;
+  connect(url: string, socketOptions?: AmqpSocketOptions): Promise<AmqpConnection>;
 }
 
 /**

@@ -20,30 +20,42 @@ interface ListedQueue {
 }
 
 export interface ManagementTarget {
+  /** One per node, tried in turn until one answers. */
+  readonly nodes: readonly ManagementNode[];
+  readonly vhost: string;
+}
+
+export interface ManagementNode {
   /** Base URL without credentials, e.g. `http://localhost:15672`. */
   readonly base: string;
   /** `Basic ...` header value. */
   readonly authorization: string;
-  readonly vhost: string;
 }
 
 /**
- * Where the management API is and how to log in: credentials from `managementUrl`, else those of
- * the AMQP URL; the vhost from the AMQP URL.
+ * Where the management API is and how to log in: each node's credentials from its management URL,
+ * else those of the AMQP URL; the vhost from the AMQP URL.
  */
-export function managementTarget(managementUrl: string, amqpUrl: string): ManagementTarget {
-  const m = new URL(managementUrl);
+export function managementTarget(managementUrls: readonly string[], amqpUrl: string): ManagementTarget {
   const a = new URL(amqpUrl);
-  const user = decodeURIComponent(m.username || a.username || 'guest');
-  const pass = decodeURIComponent(m.password || a.password || 'guest');
   const path = a.pathname.replace(/^\//, '');
-  m.username = '';
-  m.password = '';
-  return {
-    base: m.toString().replace(/\/+$/, ''),
-    authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`,
-    vhost: path ? decodeURIComponent(path) : '/',
-  };
+  const nodes = managementUrls.map((managementUrl) => {
+    const m = new URL(managementUrl);
+    const user = decodeURIComponent(m.username || a.username || 'guest');
+    const pass = decodeURIComponent(m.password || a.password || 'guest');
+    m.username = '';
+    m.password = '';
+    return {
+      base: m.toString().replace(/\/+$/, ''),
+      authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`,
+    };
+  });
+  return { nodes, vhost: path ? decodeURIComponent(path) : '/' };
+}
+
+/** The bases of a target's nodes, for messages. */
+export function managementAddress(target: ManagementTarget): string {
+  return target.nodes.map((n) => n.base).join(', ');
 }
 
 /**
@@ -99,7 +111,7 @@ export async function fetchQueueNames(target: ManagementTarget, timeoutMs: numbe
   const path = `/api/queues/${encodeURIComponent(target.vhost)}?columns=name,exclusive`;
   const what = `the queues of vhost "${target.vhost}"`;
   const res = await get(target, path, timeoutMs, what);
-  if (!res) throw answered(target, 404, what); // no such vhost
+  if (!res) throw answered(managementAddress(target), 404, what); // no such vhost
   const queues = (await res.json()) as ListedQueue[];
   return queues
     .filter((q) => q.exclusive !== true)
@@ -107,32 +119,52 @@ export async function fetchQueueNames(target: ManagementTarget, timeoutMs: numbe
     .sort();
 }
 
-/** A GET with the target's credentials; a 404 resolves to undefined, any other failure rejects. */
+/** The node that answered last, tried first next time. */
+const lastAnswered = new WeakMap<ManagementTarget, number>();
+
+/**
+ * A GET with the target's credentials, to each node in turn until one answers (an HTTP status is
+ * an answer); a 404 resolves to undefined, any other failure rejects.
+ */
 async function get(
   target: ManagementTarget,
   path: string,
   timeoutMs: number,
   what: string,
 ): Promise<Response | undefined> {
-  let res: Response;
-  try {
-    res = await fetch(`${target.base}${path}`, {
-      headers: { authorization: target.authorization, accept: 'application/json' },
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (err) {
-    throw new SuretyError('SURETY_CONNECTION_LOST', `management API at ${target.base} did not answer`, { cause: err });
+  const first = lastAnswered.get(target) ?? 0;
+  let answer: { res: Response; base: string } | undefined;
+  let failure: unknown;
+  for (let i = 0; i < target.nodes.length && !answer; i++) {
+    const index = (first + i) % target.nodes.length;
+    const node = target.nodes[index]!;
+    try {
+      const res = await fetch(`${node.base}${path}`, {
+        headers: { authorization: node.authorization, accept: 'application/json' },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      answer = { res, base: node.base };
+      lastAnswered.set(target, index);
+    } catch (err) {
+      failure = err;
+    }
   }
+  if (!answer) {
+    throw new SuretyError('SURETY_CONNECTION_LOST', `management API at ${managementAddress(target)} did not answer`, {
+      cause: failure,
+    });
+  }
+  const { res, base } = answer;
   if (res.ok) return res;
   await res.body?.cancel();
   if (res.status === 404) return undefined;
-  throw answered(target, res.status, what);
+  throw answered(base, res.status, what);
 }
 
-function answered(target: ManagementTarget, status: number, what: string): SuretyError {
+function answered(base: string, status: number, what: string): SuretyError {
   return new SuretyError(
     'SURETY_CONNECTION_LOST',
-    `management API at ${target.base} answered ${status} for ${what}${status === 401 ? ' (check the credentials)' : ''}`,
+    `management API at ${base} answered ${status} for ${what}${status === 401 ? ' (check the credentials)' : ''}`,
   );
 }
 

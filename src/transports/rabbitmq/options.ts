@@ -1,8 +1,17 @@
 import { createBackoff, type Backoff, type BackoffOptions } from '../../core/backoff.js';
 import { InvalidOptionError } from '../../core/errors.js';
 import { LOG_LEVELS, neverThrowing, silentLogger, type Logger } from '../../core/logger.js';
+import type { NodeOrder } from './node-rotation.js';
+import { resolveNodeUrls } from './node-urls.js';
 import { resolveTopology, type ResolvedTopology, type Topology } from './topology.js';
-import { nonEmptyString, optionalBoolean, optionalFunction, optionalInteger, optionalRecord } from './validate.js';
+import {
+  nonEmptyString,
+  oneOf,
+  optionalBoolean,
+  optionalFunction,
+  optionalInteger,
+  optionalRecord,
+} from './validate.js';
 
 /** Where a topic is published: exchange and routing key. */
 export interface RabbitMqRoute {
@@ -11,8 +20,18 @@ export interface RabbitMqRoute {
 }
 
 export interface RabbitMqTransportOptions {
-  /** `amqp://user:pass@host:5672/vhost` (or `amqps://`). */
-  readonly url: string;
+  /**
+   * `amqp://user:pass@host:5672/vhost` (or `amqps://`), or a list of them, one per cluster node:
+   * the connection fails over to the next node when its node stops. Not a comma-separated string.
+   */
+  readonly url: string | readonly string[];
+  /**
+   * With several nodes, where connecting starts: `random` (default) spreads processes over the
+   * nodes, `listed` starts at the first. Either way, a failed connect or a loss moves to the next.
+   */
+  readonly nodeOrder?: NodeOrder;
+  /** A node that has not completed the AMQP handshake within this time counts as down. Default 5000. */
+  readonly connectTimeoutMs?: number;
   /** Connection name shown by the management UI and `rabbitmqctl list_connections`. Default `surety`. */
   readonly connectionName?: string;
   /** Exchange topics are published to. Default `surety`. */
@@ -32,7 +51,7 @@ export interface RabbitMqTransportOptions {
    * transport has none yet, e.g. at start while the broker is briefly away; then it rejects with
    * SURETY_CONNECTION_LOST. Default 30000.
    */
-  readonly connectTimeoutMs?: number;
+  readonly startTimeoutMs?: number;
   /** Default prefetch of subscriptions. Default 100. */
   readonly prefetch?: number;
   /** Queue consumed for a group and topic. Default: the group name. */
@@ -44,7 +63,10 @@ export interface RabbitMqTransportOptions {
 }
 
 export interface ResolvedRabbitMqOptions {
-  readonly url: string;
+  /** One per cluster node, in the order given. */
+  readonly urls: readonly string[];
+  readonly nodeOrder: NodeOrder;
+  readonly connectTimeoutMs: number;
   readonly connectionName: string;
   readonly exchange: string;
   readonly route: (topic: string) => RabbitMqRoute;
@@ -52,7 +74,7 @@ export interface ResolvedRabbitMqOptions {
   readonly topology: ResolvedTopology;
   readonly publishTimeoutMs: number;
   readonly closeTimeoutMs: number;
-  readonly connectTimeoutMs: number;
+  readonly startTimeoutMs: number;
   readonly prefetch: number;
   readonly queueForGroup: (group: string, topic: string) => string;
   readonly reconnect: Backoff;
@@ -61,13 +83,13 @@ export interface ResolvedRabbitMqOptions {
 
 const DEFAULT_RECONNECT: BackoffOptions = { initialMs: 100, factor: 2, maxMs: 10_000, jitter: 0.2 };
 const MAX_TIMEOUT_MS = 2_147_483_647; // setTimeout's limit
+const NODE_ORDERS = ['random', 'listed'] as const;
 
 /** Validates options once, into a frozen object; a bad option throws InvalidOptionError naming it. */
 export function resolveOptions(input: RabbitMqTransportOptions): ResolvedRabbitMqOptions {
   const raw = optionalRecord(input, 'options');
   if (!raw) throw new InvalidOptionError('options', 'must be an object with at least "url"');
-  const url = nonEmptyString(raw.url, 'url');
-  if (!/^amqps?:\/\//.test(url)) throw new InvalidOptionError('url', 'must start with "amqp://" or "amqps://"');
+  const urls = resolveNodeUrls(raw.url, 'url');
   const exchange = nonEmptyString(raw.exchange ?? 'surety', 'exchange');
   const declareExchange = optionalBoolean(raw.declareExchange, 'declareExchange', true);
   const route = optionalFunction<(topic: string) => RabbitMqRoute>(raw.route, 'route');
@@ -82,14 +104,16 @@ export function resolveOptions(input: RabbitMqTransportOptions): ResolvedRabbitM
         }
       : topology;
   return Object.freeze({
-    url,
+    urls,
+    nodeOrder: oneOf(raw.nodeOrder, 'nodeOrder', NODE_ORDERS, 'random'),
+    connectTimeoutMs: optionalInteger(raw.connectTimeoutMs, 'connectTimeoutMs', 1, MAX_TIMEOUT_MS) ?? 5_000,
     connectionName: nonEmptyString(raw.connectionName ?? 'surety', 'connectionName'),
     exchange,
     route: route ?? ((topic: string) => ({ exchange, routingKey: topic })),
     topology: Object.freeze(withDefault),
     publishTimeoutMs: optionalInteger(raw.publishTimeoutMs, 'publishTimeoutMs', 1, MAX_TIMEOUT_MS) ?? 10_000,
     closeTimeoutMs: optionalInteger(raw.closeTimeoutMs, 'closeTimeoutMs', 0, MAX_TIMEOUT_MS) ?? 5_000,
-    connectTimeoutMs: optionalInteger(raw.connectTimeoutMs, 'connectTimeoutMs', 0, MAX_TIMEOUT_MS) ?? 30_000,
+    startTimeoutMs: optionalInteger(raw.startTimeoutMs, 'startTimeoutMs', 0, MAX_TIMEOUT_MS) ?? 30_000,
     prefetch: optionalInteger(raw.prefetch, 'prefetch', 1, 65_535) ?? 100,
     queueForGroup:
       optionalFunction<(group: string, topic: string) => string>(raw.queueForGroup, 'queueForGroup') ??

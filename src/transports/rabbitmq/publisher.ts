@@ -53,6 +53,8 @@ export class ConfirmPublisher {
   private carried: Carried | undefined;
   private blocked = false;
   private closed = false;
+  /** Channels replaced since the last ack, for the log. */
+  private replacedInARow = 0;
 
   constructor(
     private readonly manager: ConnectionManager,
@@ -153,12 +155,23 @@ export class ConfirmPublisher {
     channel.on('error', (err: unknown) => {
       state.refusal = channelRefusal(err);
     });
-    channel.on('ack', (f: { deliveryTag: number; multiple: boolean }) =>
-      state.tracker.acked(f.deliveryTag, f.multiple),
-    );
-    channel.on('nack', (f: { deliveryTag: number; multiple: boolean }) =>
-      state.tracker.nacked(f.deliveryTag, f.multiple),
-    );
+    channel.on('ack', (f: { deliveryTag: number; multiple: boolean }) => {
+      this.replacedInARow = 0;
+      state.tracker.acked(f.deliveryTag, f.multiple);
+    });
+    let replacing = false;
+    channel.on('nack', (f: { deliveryTag: number; multiple: boolean }) => {
+      state.tracker.nacked(f.deliveryTag, f.multiple);
+      if (replacing || !state.tracker.onlyNacked) return;
+      replacing = true;
+      // While a quorum queue lacks a majority every new channel is nacked too: say so once.
+      const level = this.replacedInARow++ === 0 ? 'warn' : 'debug';
+      this.options.logger[level]({}, 'rabbitmq nacked every publish on a new channel; replacing it');
+      // The keeper opens another; the publishes still in flight here fail with SURETY_CONNECTION_LOST.
+      void Promise.resolve()
+        .then(() => channel.close())
+        .catch(() => {});
+    });
     channel.on('return', (msg: AmqpMessage) => {
       const { exchange, routingKey } = msg.fields;
       if (!state.tracker.returned({ exchange, routingKey, messageId: msg.properties.messageId })) {

@@ -1,4 +1,4 @@
-import { InvalidOptionError, SuretyError } from '../../core/errors.js';
+import { InvalidOptionError, SuretyError, describeError } from '../../core/errors.js';
 import type { BrokerProbe, QueueState } from '../../ports/broker-probe.js';
 import { loadAmqplib, type AmqpConnection, type AmqpDriver } from './driver.js';
 import { passiveDeclare } from './inspect-queue.js';
@@ -6,22 +6,25 @@ import {
   fetchQueueNames,
   fetchQueueState,
   fetchServerVersion,
+  managementAddress,
   managementTarget,
   missingQueue,
   type ManagementTarget,
 } from './management-api.js';
 import { deadLetterSettings } from './queue-dead-letters.js';
+import { resolveManagementUrls, resolveNodeUrls } from './node-urls.js';
 import { learnQueueSettings, type LearntQueueSettings } from './queue-settings.js';
 
 export interface RabbitMqQueueProbeOptions {
-  /** `amqp://user:pass@host:5672/vhost`. */
-  readonly url: string;
+  /** `amqp://user:pass@host:5672/vhost`, or a list, one per cluster node, tried in turn. */
+  readonly url: string | readonly string[];
   /**
-   * Management API, e.g. `http://user:pass@host:15672` (credentials default to the AMQP URL's).
-   * With it the probe also reads unacked counts and policies, and can list the vhost's queues
-   * (`listQueues`); without it, AMQP alone, which cannot enumerate queues.
+   * Management API, e.g. `http://user:pass@host:15672` (credentials default to the AMQP URL's), or
+   * a list, one per node, tried in turn. With it the probe also reads unacked counts and policies,
+   * and can list the vhost's queues (`listQueues`); without it, AMQP alone, which cannot enumerate
+   * queues.
    */
-  readonly managementUrl?: string;
+  readonly managementUrl?: string | readonly string[];
   /** Connect and HTTP timeout. Default 5000 ms. */
   readonly timeoutMs?: number;
   /** Connection name shown by the broker. Default `surety-doctor`. */
@@ -42,39 +45,36 @@ const SETTINGS_TTL_MS = 60_000;
  * await probe.close();
  */
 export function createRabbitMqQueueProbe(options: RabbitMqQueueProbeOptions, driver?: AmqpDriver): BrokerProbe {
-  const url = options?.url;
-  if (typeof url !== 'string' || !/^amqps?:\/\//.test(url))
-    throw new InvalidOptionError('url', 'must start with "amqp://" or "amqps://"');
+  const urls = resolveNodeUrls(options?.url, 'url');
   const timeoutMs = options.timeoutMs ?? 5_000;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
     throw new InvalidOptionError('timeoutMs', 'must be a positive integer');
-  let management: ManagementTarget | undefined;
-  if (options.managementUrl !== undefined) {
-    if (!/^https?:\/\//.test(options.managementUrl))
-      throw new InvalidOptionError('managementUrl', 'must start with "http://" or "https://"');
-    management = managementTarget(options.managementUrl, url);
-  }
-  return new RabbitMqQueueProbe(url, management, timeoutMs, options.connectionName ?? 'surety-doctor', driver);
+  const management =
+    options.managementUrl === undefined
+      ? undefined
+      : managementTarget(resolveManagementUrls(options.managementUrl, 'managementUrl'), urls[0]!);
+  return new RabbitMqQueueProbe(urls, management, timeoutMs, options.connectionName ?? 'surety-doctor', driver);
 }
 
 class RabbitMqQueueProbe implements BrokerProbe {
   readonly broker = 'rabbitmq';
   readonly address: string;
   private connection: Promise<AmqpConnection> | undefined;
+  /** Index of the node that answered last. */
+  private answered = 0;
   private readonly learnt = new Map<string, { at: number; settings: LearntQueueSettings }>();
   private serverVersion: Promise<string | null> | undefined;
   /** Only with the management API: AMQP has no way to enumerate queues. */
   readonly listQueues?: () => Promise<string[]>;
 
   constructor(
-    private readonly url: string,
+    private readonly urls: readonly string[],
     private readonly management: ManagementTarget | undefined,
     private readonly timeoutMs: number,
     private readonly connectionName: string,
     private readonly driver: AmqpDriver | undefined,
   ) {
-    const u = new URL(url);
-    this.address = management ? management.base : `${u.protocol}//${u.host}${u.pathname.length > 1 ? u.pathname : ''}`;
+    this.address = management ? managementAddress(management) : urls.map(withoutCredentials).join(', ');
     if (management) this.listQueues = () => fetchQueueNames(management, timeoutMs);
   }
 
@@ -136,10 +136,29 @@ class RabbitMqQueueProbe implements BrokerProbe {
     return this.connection;
   }
 
+  /** Each node in turn, from the one that answered last; the error names every node that failed. */
   private async open(): Promise<AmqpConnection> {
     const driver = this.driver ?? (await loadAmqplib());
+    const failures: string[] = [];
+    let failure: unknown;
+    for (let i = 0; i < this.urls.length; i++) {
+      const index = (this.answered + i) % this.urls.length;
+      try {
+        const connection = await this.openNode(driver, this.urls[index]!);
+        this.answered = index;
+        return connection;
+      } catch (err) {
+        failure = err;
+        failures.push(`${withoutCredentials(this.urls[index]!)}: ${describeError(err)}`);
+      }
+    }
+    if (this.urls.length === 1) throw failure;
+    throw new SuretyError('SURETY_CONNECTION_LOST', `no node answered (${failures.join('; ')})`, { cause: failure });
+  }
+
+  private async openNode(driver: AmqpDriver, url: string): Promise<AmqpConnection> {
     let timer: NodeJS.Timeout | undefined;
-    const attempt = driver.connect(this.url, { clientProperties: { connection_name: this.connectionName } });
+    const attempt = driver.connect(url, { clientProperties: { connection_name: this.connectionName } });
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () => reject(new SuretyError('SURETY_CONNECTION_LOST', `no connection within ${this.timeoutMs} ms`)),
@@ -161,4 +180,10 @@ class RabbitMqQueueProbe implements BrokerProbe {
       clearTimeout(timer);
     }
   }
+}
+
+/** `amqp://host:5672/vhost`: what the doctor shows of a node. */
+function withoutCredentials(url: string): string {
+  const u = new URL(url);
+  return `${u.protocol}//${u.host}${u.pathname.length > 1 ? u.pathname : ''}`;
 }

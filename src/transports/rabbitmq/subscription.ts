@@ -53,16 +53,16 @@ export class RabbitMqSubscription implements Subscription {
   }
 
   /**
-   * Subscribes as soon as there is a connection, waiting for one up to `connectTimeoutMs` (a
+   * Subscribes as soon as there is a connection, waiting for one up to `startTimeoutMs` (a
    * connection lost while subscribing is waited out the same way), then keeps it subscribed. The
    * broker refusing a declare, bind or consume (an AMQP reply code) rejects at once.
    */
   async start(): Promise<void> {
-    const { connectTimeoutMs } = this.options;
-    const deadline = Date.now() + connectTimeoutMs;
+    const { startTimeoutMs } = this.options;
+    const deadline = Date.now() + startTimeoutMs;
     for (;;) {
       const connection = await this.manager.waitForConnection(Math.max(0, deadline - Date.now()));
-      if (!connection) throw this.manager.notConnected(`could not subscribe to ${this.queueNames()}`, connectTimeoutMs);
+      if (!connection) throw this.manager.notConnected(`could not subscribe to ${this.queueNames()}`, startTimeoutMs);
       try {
         await this.keeper.openNow();
         break;

@@ -24,7 +24,7 @@ export interface RabbitMqTransport extends Transport {
 /**
  * Creates a RabbitMQ transport and starts connecting in the background. amqplib is imported here,
  * on first use; without it this rejects with DriverMissingError. Options are validated at once
- * (InvalidOptionError). `subscribe` waits for the first connection (up to `connectTimeoutMs`);
+ * (InvalidOptionError). `subscribe` waits for the first connection (up to `startTimeoutMs`);
  * `publish` does not: it fails fast while disconnected, so wait for `waitUntilReady` first. The open
  * connection keeps the process alive until `close()`.
  *
