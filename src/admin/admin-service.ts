@@ -55,7 +55,7 @@ const optionsSchema = z.object({
   inboxWindowMs: z.number().int().positive().optional(),
   maxJobRatePerSecond: z.number().positive().max(1_000_000).default(10_000),
   clock: z.custom<Clock>((v) => typeof (v as Clock | null)?.now === 'function', 'must have now()').default(systemClock),
-  logger: loggerOption(),
+  logger: loggerOption('surety-admin'),
   /** Called after a job is created, e.g. to wake the job runner. */
   onJobCreated: fn<(job: AdminJob) => void>('a function').optional(),
 });

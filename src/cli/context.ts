@@ -150,6 +150,8 @@ export async function withAdmin<T>(
   try {
     const admin = new AdminService({
       store,
+      // A command's own output says what happened; the admin log lines are for servers.
+      logger: null,
       allowEdit: config.console.allowEdit,
       inboxWindowMs: config.console.inboxWindowMs || undefined,
     });

@@ -3,7 +3,7 @@ import type { Clock } from '../core/clock.js';
 import { describeError } from '../core/errors.js';
 import type { AdminStore } from '../ports/admin-store.js';
 import type { OutboxRelayStore } from '../ports/outbox-store.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../core/logger.js';
 
 type HeartbeatStore = Pick<AdminStore, 'recordHeartbeat' | 'removeHeartbeat'>;
 

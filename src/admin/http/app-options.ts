@@ -63,7 +63,7 @@ const baseSchema = z.object({
     .optional(),
   /** Serves its result at /api/doctor. */
   doctor: z.custom<() => Promise<unknown>>(isFn, 'must be a function returning a promise').optional(),
-  logger: loggerOption(),
+  logger: loggerOption('surety-admin'),
   clock: z.custom<Clock>((v) => isFn((v as Clock | null)?.now), 'must have now()').default(systemClock),
   /** Folder of the console's static files; false serves no console. Defaults to the package's console/. */
   consoleDir: z.union([z.string().min(1), z.literal(false)]).optional(),

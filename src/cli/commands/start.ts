@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/config-error.js';
-import { defaultLogger } from '../../producer/logger.js';
+import { defaultLogger } from '../../core/default-logger.js';
 import { UsageError } from '../cli-errors.js';
 import { configuredDatabases } from '../../config/databases.js';
 import {
