@@ -90,6 +90,8 @@ export interface ConsumerOptions extends z.input<typeof schema> {
   logger?: Logger | null;
   /** Alert hook: a dead letter went dead (permanent error, poison, or retry limit reached). */
   onDead?: (dead: DeadLetterAlert) => void;
+  /** prom-client Registry to register metrics in; a private one (consumer.metricsRegistry) by default. */
+  registry?: import('prom-client').Registry;
 }
 
 export interface DeadLetterAlert {
@@ -125,7 +127,7 @@ export interface ResolvedConsumerOptions {
 }
 
 export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsumerOptions {
-  const { store, transport, clock, onDead, ...rest } = options;
+  const { store, transport, clock, onDead, registry: _registry, ...rest } = options;
   if (!store) throw new InvalidOptionError('consumer.store', 'is required (a ConsumerStore)');
   if (!transport) throw new InvalidOptionError('consumer.transport', 'is required (a Subscriber)');
   const o = parseOptions(schema, rest, 'consumer');

@@ -161,6 +161,7 @@ export class ReplayJob {
           ? { status: 'dead' as const, nextRetryAt: null }
           : decideRetry(retry, attempts, now);
       if (await store.reschedule({ id: row.id, owner: this.owner, attempts, decision, error, now })) {
+        this.consumer.metrics.replayed(decision.status === 'dead' ? 'dead' : 'rescheduled');
         if (decision.status === 'dead') this.consumer.notifyDead(row.messageId, attempts, error);
         logger.warn(
           { messageId: row.messageId, attempts, nextRetryAt: decision.nextRetryAt, reason: error },
@@ -168,7 +169,9 @@ export class ReplayJob {
         );
       }
     }
-    return store.markResolvedMany(done, this.owner, clock.now());
+    const resolved = await store.markResolvedMany(done, this.owner, clock.now());
+    this.consumer.metrics.replayed('resolved', resolved);
+    return resolved;
   }
 }
 
