@@ -3,10 +3,12 @@ import type { FromStore } from './lineage-merge.js';
 import type { StoreAnswer, StoreUnavailable } from './store-fanout.js';
 
 /** Every store's overview merged, plus each store's own. */
-export interface MergedOverview extends Omit<Overview, 'deadLetterGroups' | 'relays'> {
+export interface MergedOverview extends Omit<Overview, 'deadLetterGroups' | 'relays' | 'stoppedRelays'> {
   /** Largest count first; each group names its store. */
   readonly deadLetterGroups: FromStore<Overview['deadLetterGroups'][number]>[];
   readonly relays: FromStore<Overview['relays'][number]>[];
+  /** The latest stop first. */
+  readonly stoppedRelays: FromStore<Overview['stoppedRelays'][number]>[];
   /** Each store that answered, in display order. */
   readonly stores: { readonly name: string; readonly overview: Overview }[];
   /** Stores left out of the sums. */
@@ -56,6 +58,9 @@ export function mergeOverviews(answers: readonly StoreAnswer<Overview>[]): Merge
       .flatMap(({ name, overview }) => overview.deadLetterGroups.map((g) => ({ ...g, store: name })))
       .sort((a, b) => b.count - a.count),
     relays: stores.flatMap(({ name, overview }) => overview.relays.map((r) => ({ ...r, store: name }))),
+    stoppedRelays: stores
+      .flatMap(({ name, overview }) => overview.stoppedRelays.map((r) => ({ ...r, store: name })))
+      .sort((a, b) => b.stoppedAt - a.stoppedAt),
     stores,
     unavailable: answers.flatMap((a) => (a.ok ? [] : [a.unavailable])),
   };

@@ -18,6 +18,7 @@ function overview(over: Partial<Overview> = {}): Overview {
     throughput: [],
     deadLetterGroups: [],
     relays: [],
+    stoppedRelays: [],
     ...over,
   };
 }

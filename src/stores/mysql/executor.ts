@@ -78,6 +78,11 @@ export function isDuplicateKeyName(err: unknown): boolean {
   return (err as { errno?: unknown } | null)?.errno === 1061;
 }
 
+/** errno 1060 (ER_DUP_FIELDNAME): the column a migration adds is already there. */
+export function isDuplicateColumn(err: unknown): boolean {
+  return (err as { errno?: unknown } | null)?.errno === 1060;
+}
+
 export type MysqlIsolationLevel = 'READ UNCOMMITTED' | 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
 
 /**

@@ -1,6 +1,6 @@
 import type { Migration } from '../shared/migration.js';
 import type { TableNames } from '../shared/naming.js';
-import { isDuplicateKeyName } from './executor.js';
+import { isDuplicateColumn, isDuplicateKeyName } from './executor.js';
 
 /**
  * Schema versions, applied in order, each once. Never edit a released entry; append a new one.
@@ -174,6 +174,17 @@ export function mysqlMigrations(t: TableNames, indexPrefix: string): Migration[]
       name: 'dead-letter-retention',
       // Plain, leading with status, for want of partial indexes (as the claim indexes).
       up: [addIndex(`ALTER TABLE ${t.deadLetters} ADD INDEX ${bare('dead_letters_settled')} (status, updated_at)`)],
+    },
+    {
+      id: 5,
+      name: 'relay-stopped',
+      // A graceful stop marks the heartbeat row instead of deleting it: "stopped" differs from "never ran".
+      up: [
+        {
+          sql: `ALTER TABLE ${t.relays} ADD COLUMN stopped_at BIGINT NULL`,
+          alreadyApplied: isDuplicateColumn,
+        },
+      ],
     },
   ];
 }

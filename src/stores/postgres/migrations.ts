@@ -165,5 +165,11 @@ export function postgresMigrations(t: TableNames, indexPrefix: string): Migratio
         `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_settled')} ON ${t.deadLetters} (updated_at) WHERE status IN ('resolved', 'ignored')`,
       ],
     },
+    {
+      id: 5,
+      name: 'relay-stopped',
+      // A graceful stop marks the heartbeat row instead of deleting it: "stopped" differs from "never ran".
+      up: [`ALTER TABLE ${t.relays} ADD COLUMN IF NOT EXISTS stopped_at BIGINT`],
+    },
   ];
 }

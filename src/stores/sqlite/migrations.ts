@@ -166,5 +166,20 @@ export function sqliteMigrations(t: TableNames, indexPrefix: string): Migration[
         `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_settled')} ON ${t.deadLetters} (updated_at) WHERE status IN ('resolved', 'ignored')`,
       ],
     },
+    {
+      id: 5,
+      name: 'relay-stopped',
+      // A graceful stop marks the heartbeat row instead of deleting it: "stopped" differs from "never ran".
+      up: [{ sql: `ALTER TABLE ${t.relays} ADD COLUMN stopped_at BIGINT`, alreadyApplied: isDuplicateColumn }],
+    },
   ];
+}
+
+/**
+ * SQLite has no ADD COLUMN IF NOT EXISTS, and names this case only in its message (SQLITE_ERROR
+ * otherwise covers any error); SQLite's messages are fixed English text, never translated.
+ */
+function isDuplicateColumn(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return e?.code === 'SQLITE_ERROR' && typeof e.message === 'string' && e.message.startsWith('duplicate column name:');
 }
