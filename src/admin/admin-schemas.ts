@@ -66,6 +66,16 @@ function timeRange<T extends { from?: number; to?: number }>(v: T, ctx: z.Refine
 export const DEAD_LETTER_STATUSES = ['pending', 'replaying', 'resolved', 'ignored', 'dead'] as const;
 export const OUTBOX_STATUSES = ['pending', 'sent', 'dead'] as const;
 export const JOB_KINDS = ['dlq.replay', 'dlq.ignore', 'outbox.resend'] as const satisfies readonly JobKind[];
+/** Every action the audit log records. */
+export const AUDIT_ACTIONS = [
+  'dlq.replay',
+  'dlq.ignore',
+  'dlq.edit',
+  'outbox.resend',
+  'job.create',
+  'job.cancel',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export const deadLetterFilterSchema = z
   .strictObject({
@@ -95,7 +105,9 @@ export const outboxFilterSchema = z
 export const auditFilterSchema = z
   .strictObject({
     actor: text(64).optional(),
-    action: text(64).optional(),
+    action: text(64)
+      .refine((a) => (AUDIT_ACTIONS as readonly string[]).includes(a), `must be one of ${AUDIT_ACTIONS.join(', ')}`)
+      .optional(),
     target: text(200).optional(),
     from: timeSchema.optional(),
     to: timeSchema.optional(),

@@ -28,6 +28,7 @@ import {
   parseInput,
   requiredReasonSchema,
   rowIdSchema,
+  type AuditAction,
   type AuditFilterInput,
   type DeadLetterFilterInput,
   type JobInput,
@@ -264,7 +265,7 @@ export class AdminService {
 
   private act<R extends ActionResult>(
     actor: Actor,
-    action: string,
+    action: AuditAction,
     target: string,
     reason: string | null,
     work: (now: number, ok: OkEntry) => Promise<R>,
