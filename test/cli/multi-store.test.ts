@@ -72,6 +72,40 @@ describe('CLI over two databases (orders on SQLite, billing on PostgreSQL)', () 
     expect((await json('audit', ...c)).items).toEqual([]);
   });
 
+  it('outbox show looks in every database and says where it found each part; or that none knows it', async () => {
+    // Written by billing's outbox; its consumer in orders failed on it.
+    const id = await addOutbox(t.billing.store, 'invoice.issued', 'inv-7');
+    const failed = await addDeadLetter(t.orders.store, {
+      group: 'shipping',
+      type: 'invoice.issued',
+      key: 'inv-7',
+      error: 'Error: no address',
+      messageId: id,
+    });
+    const c = ['--config', t.config()];
+    const res = await runCli(['outbox', 'show', id, ...c]);
+    expect(res.code, res.err).toBe(0);
+    expect(res.out).toContain(`message ${id}\nlooked in: orders, billing\n\noutbox (in billing):\n`);
+    expect(res.out).toMatch(/^status:\s+pending$/m);
+    expect(res.out).toMatch(new RegExp(`^DATABASE\\s+ID\\s+GROUP.*\\norders\\s+${failed}\\s+shipping\\s+pending`, 'm'));
+    const merged = await json('outbox', 'show', id, ...c);
+    expect(merged).toMatchObject({
+      messageId: id,
+      outbox: { store: 'billing', key: 'inv-7' },
+      deadLetters: [{ store: 'orders', id: failed }],
+      unavailable: [],
+    });
+
+    // --store narrows the search to one database.
+    const onlyOrders = await json('outbox', 'show', id, '--store', 'orders', ...c);
+    expect(onlyOrders.outbox).toBeNull();
+    const unknown = '0194b7a0-0000-7000-8000-00000000beef';
+    expect(await runCli(['outbox', 'show', unknown, ...c])).toMatchObject({
+      code: 1,
+      err: `surety: SURETY_NOT_FOUND: no outbox row, inbox record or dead letter of any of the databases orders, billing knows message ${unknown}\n`,
+    });
+  });
+
   it('an unknown --store is bad usage (exit 2) naming the allowed databases, and changes nothing', async () => {
     const s = await seed(t.billing.store);
     await addOutbox(t.orders.store, 'order.created', 'order-9');

@@ -1,4 +1,4 @@
-import { StoreError } from '../../core/errors.js';
+import { SuretyError } from '../../core/errors.js';
 import { brokerChecks } from './broker-checks.js';
 import { consumerChecks } from './consumer-checks.js';
 import { firstLine } from './format.js';
@@ -41,22 +41,29 @@ async function databaseSide(
     return await Promise.all([producerChecks(store, overview, t, now), consumerChecks(store, overview, t, now)]);
   } catch (err) {
     // The database is what the doctor reads: when it fails, that is the finding.
-    if (!(err instanceof StoreError)) throw err;
+    if (!isDatabaseFailure(err)) throw err;
     return databaseChecks(err);
   }
 }
 
-/** The producer's and the consumer's side of a database that does not answer. */
-function databaseChecks(err: StoreError): [DoctorCheck[], DoctorCheck[]] {
+/** A database that does not answer, cannot be opened, or holds no Surety tables: a finding, not an error. */
+export function isDatabaseFailure(err: unknown): err is SuretyError {
+  return err instanceof SuretyError && (err.code === 'SURETY_STORE_FAILED' || err.code === 'SURETY_NOT_MIGRATED');
+}
+
+/** The producer's and the consumer's side of a database that does not answer (or has no tables). */
+function databaseChecks(err: SuretyError): [DoctorCheck[], DoctorCheck[]] {
   const error = firstLine(err.message);
+  const missing = err.code === 'SURETY_NOT_MIGRATED';
   const check = (place: 'producer' | 'consumer', what: string): DoctorCheck => ({
     id: `${place}.database`,
     place,
     level: 'fail',
-    message: `the database is unreachable: ${error} — ${what} could not be checked`,
+    message: `${missing ? 'the database has no Surety tables' : 'the database is unreachable'}: ${error} — ${what} could not be checked`,
     facts: { error },
-    nextStep:
-      'check that the database is up and reachable from here (the URL, network, credentials), then run the doctor again',
+    nextStep: missing
+      ? 'create the tables with `surety migrate` (or point the config at the migrated database), then run the doctor again'
+      : 'check that the database is up and reachable from here (the URL, network, credentials), then run the doctor again',
   });
   return [[check('producer', 'the outbox and the relays')], [check('consumer', 'the dead letters and the inbox')]];
 }

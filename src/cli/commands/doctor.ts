@@ -1,7 +1,8 @@
 import { escapeControlChars } from '../../core/control-chars.js';
 import type { Command } from 'commander';
 import type { DoctorCheck, DoctorReport, DoctorStore } from '../../admin/doctor/index.js';
-import { StoreError } from '../../core/errors.js';
+import type { SuretyError } from '../../core/errors.js';
+import { isDatabaseFailure } from '../../admin/doctor/index.js';
 import { EXIT, UsageError } from '../cli-errors.js';
 import {
   closeStores,
@@ -48,7 +49,7 @@ export function registerDoctor(program: Command, io: CliIo, state: CommandState)
             stores.push({ name: database.name, store });
             checked.push({ name: database.name, store: store as DoctorStore });
           } catch (err) {
-            if (!(err instanceof StoreError)) throw err;
+            if (!isDatabaseFailure(err)) throw err;
             checked.push({ name: database.name, store: unreachable(err) });
           }
         }
@@ -69,7 +70,7 @@ export function registerDoctor(program: Command, io: CliIo, state: CommandState)
 }
 
 /** A store whose every read fails as opening it did: the doctor reports the database unreachable. */
-function unreachable(err: StoreError): DoctorStore {
+function unreachable(err: SuretyError): DoctorStore {
   const fail = () => Promise.reject(err);
   return { overview: fail, listOutbox: fail, listDeadLetters: fail };
 }
