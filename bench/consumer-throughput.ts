@@ -19,7 +19,7 @@ import { createEnvelope, newMessageId } from '../src/core/envelope.js';
 import { CONTENT_TYPE, encodeEnvelope, WIRE_HEADERS } from '../src/core/wire.js';
 import type { Subscriber } from '../src/ports/transport.js';
 import { createPostgresOutboxStore, type PostgresOutboxStore } from '../src/stores/postgres/index.js';
-import { createRabbitMqTransport } from '../src/transports/rabbitmq/index.js';
+import { createRabbitMqTransport, declareTopology, parkingQueueName } from '../src/transports/rabbitmq/index.js';
 
 const PG_URL = process.env.SURETY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const AMQP_URL = process.env.SURETY_TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -46,8 +46,11 @@ async function main(): Promise<void> {
   const conn = await amqp.connect(AMQP_URL);
   const admin = await conn.createChannel();
   await admin.assertExchange(EXCHANGE, 'topic', { durable: true });
-  await admin.assertQueue(GROUP, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-  await admin.bindQueue(GROUP, EXCHANGE, TYPE);
+  // As the consumer's subscription declares it: quorum, with its dead-letter parking queue.
+  await declareTopology(admin, {
+    queues: [{ name: GROUP }],
+    bindings: [{ exchange: EXCHANGE, queue: GROUP, pattern: TYPE }],
+  });
   // Pipelined like the pool the store creates itself; sequential statements behave as on a plain pool.
   const pool = new pg.Pool({ connectionString: PG_URL, max: 8, pipeline: true } as pg.PoolConfig);
   pool.on('error', () => undefined); // an idle client's error (server restart) must not skip the cleanup
@@ -96,6 +99,7 @@ async function main(): Promise<void> {
     console.log(`  ${rate(REPLAY_ROWS, replay.ms)} rows/s`);
   } finally {
     await admin.deleteQueue(GROUP).catch(() => undefined);
+    await admin.deleteQueue(parkingQueueName(GROUP)).catch(() => undefined);
     await admin.deleteExchange(EXCHANGE).catch(() => undefined);
     await conn.close();
     await pool.query(`DROP SCHEMA IF EXISTS "${tag}" CASCADE`);

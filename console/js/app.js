@@ -2,7 +2,7 @@
 import { currentSession, loadSession, onSessionChange, signIn, signOut } from './api.js';
 import { errorBox, fill, h } from './dom.js';
 import { clearNotice, notify, setRefresher } from './shell.js';
-import { choose, isMultiStore, loadStores, storeList, storeOf } from './stores.js';
+import { choose, chosenStore, isMultiStore, loadStores, storeList, storeOf } from './stores.js';
 import { auditView } from './views/audit.js';
 import { deadLettersView } from './views/dead-letters.js';
 import { jobsView } from './views/jobs.js';
@@ -67,10 +67,10 @@ function show({ focus = false } = {}) {
   document.title = `${current.title} · Surety console`;
   for (const link of document.querySelectorAll('#nav a')) {
     const route = link.getAttribute('href').replace(/^#|\?.*$/g, '');
-    // A list link keeps the store the reader chose.
+    // A list link keeps the store the reader chose; without a choice each list opens where its rows are.
     link.setAttribute(
       'href',
-      PER_STORE.has(route) && isMultiStore() ? `#${route}?store=${storeOf(query)}` : `#${route}`,
+      PER_STORE.has(route) && isMultiStore() && chosenStore() ? `#${route}?store=${chosenStore()}` : `#${route}`,
     );
     if (path.startsWith(route)) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
@@ -99,7 +99,7 @@ function showStorePicker(path, query) {
   picker.hidden = !isMultiStore();
   if (picker.hidden) return;
   const perStore = PER_STORE.has(path);
-  const selected = perStore ? storeOf(query) : '';
+  const selected = perStore ? storeOf(query, path) : '';
   fill(
     select,
     perStore ? null : h('option', { value: '' }, 'All stores'),

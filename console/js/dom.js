@@ -13,11 +13,16 @@ export function s(tag, attrs = {}, ...children) {
   return build(document.createElementNS('http://www.w3.org/2000/svg', tag), attrs, children);
 }
 
+/** The listeners `h` attached to each element, so that {@link morph} can hand them to the element it keeps. */
+const listeners = new WeakMap();
+
 function build(el, attrs, children) {
   for (const [name, value] of Object.entries(attrs ?? {})) {
     if (value === null || value === undefined || value === false) continue;
-    if (name.startsWith('on') && typeof value === 'function') el.addEventListener(name.slice(2), value);
-    else if (name === 'value' && 'value' in el) el.value = value;
+    if (name.startsWith('on') && typeof value === 'function') {
+      el.addEventListener(name.slice(2), value);
+      listeners.set(el, [...(listeners.get(el) ?? []), [name.slice(2), value]]);
+    } else if (name === 'value' && 'value' in el) el.value = value;
     else if (name === 'checked') el.checked = Boolean(value);
     else el.setAttribute(name, value === true ? '' : String(value));
   }
@@ -38,6 +43,84 @@ export function fill(el, ...children) {
   el.replaceChildren();
   append(el, children);
   return el;
+}
+
+/**
+ * Makes the children of `el` equal to `children` while keeping every node that stays the same kind in the same place:
+ * an element of the same tag is updated in place (attributes, listeners, then its own children) and a text node gets
+ * its new text only if it changed. So a redraw leaves keyboard focus, a text selection and what the reader opened
+ * (`<details>`) alone wherever the content did not change. Listeners move to the kept element, so a button always
+ * acts on the data it shows now.
+ */
+export function morph(el, ...children) {
+  const fresh = document.createDocumentFragment();
+  append(fresh, children);
+  patchChildren(el, [...fresh.childNodes]);
+  return el;
+}
+
+/**
+ * Keyed where the nodes say (`data-key` or `id`: list rows, timeline events), by position otherwise. New nodes go in
+ * before the first old one still unmatched and old nodes that went away are removed at the end, so a row added or
+ * dropped never moves the rows around it (moving a node would take the focus off it).
+ */
+function patchChildren(el, wanted) {
+  const byKey = new Map();
+  for (const old of el.childNodes) if (keyOf(old) !== null) byKey.set(keyOf(old), old);
+  const wantedKeys = new Set(wanted.map(keyOf).filter((k) => k !== null));
+  const kept = new Set();
+  let cursor = el.firstChild;
+  const skipGone = () => {
+    while (cursor && keyOf(cursor) !== null && !wantedKeys.has(keyOf(cursor))) cursor = cursor.nextSibling;
+  };
+  for (const node of wanted) {
+    skipGone();
+    const key = keyOf(node);
+    let match = null;
+    if (cursor && !kept.has(cursor) && keyOf(cursor) === key && sameKind(cursor, node)) match = cursor;
+    else if (key !== null && byKey.has(key) && sameKind(byKey.get(key), node) && !kept.has(byKey.get(key)))
+      match = byKey.get(key);
+    if (!match) {
+      el.insertBefore(node, cursor);
+      continue;
+    }
+    kept.add(match);
+    if (match === cursor) cursor = cursor.nextSibling;
+    else el.insertBefore(match, cursor); // reordered: rare
+    if (match.nodeType === Node.TEXT_NODE) {
+      if (match.nodeValue !== node.nodeValue) match.nodeValue = node.nodeValue;
+    } else patchElement(match, node);
+  }
+  for (const old of [...el.childNodes]) if (!kept.has(old) && !wanted.includes(old)) old.remove();
+}
+
+function keyOf(node) {
+  if (node.nodeType !== Node.ELEMENT_NODE) return null;
+  return node.getAttribute('data-key') ?? (node.id || null);
+}
+
+function sameKind(a, b) {
+  if (a.nodeType !== b.nodeType) return false;
+  return a.nodeType !== Node.ELEMENT_NODE || a.tagName === b.tagName;
+}
+
+function patchElement(old, node) {
+  for (const { name } of [...old.attributes]) {
+    // What the reader opened stays open.
+    if (name === 'open' && old.tagName === 'DETAILS') continue;
+    if (!node.hasAttribute(name)) old.removeAttribute(name);
+  }
+  for (const { name, value } of [...node.attributes]) {
+    if (name === 'open' && old.tagName === 'DETAILS') continue;
+    if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+  }
+  if ('disabled' in old) old.disabled = node.disabled;
+  for (const [type, fn] of listeners.get(old) ?? []) old.removeEventListener(type, fn);
+  const moved = listeners.get(node) ?? [];
+  for (const [type, fn] of moved) old.addEventListener(type, fn);
+  if (moved.length) listeners.set(old, moved);
+  else listeners.delete(old);
+  patchChildren(old, [...node.childNodes]);
 }
 
 const pad = (n) => String(n).padStart(2, '0');
@@ -77,30 +160,37 @@ export function facts(pairs, className = 'facts') {
   );
 }
 
-/** A table with a caption and column headers; `rows` are arrays of cells (nodes or text). */
-export function table(caption, headers, rows, empty = 'Nothing here.') {
+/**
+ * A table with a caption and column headers; `rows` are arrays of cells (nodes or text). `keys`, one per row, tell a
+ * live redraw which row is which (see {@link morph}).
+ */
+export function table(caption, headers, rows, empty = 'Nothing here.', keys = []) {
   if (!rows.length) return h('p', { class: 'empty' }, empty);
   return h(
-    'table',
-    {},
-    h('caption', {}, caption),
+    'div',
+    { class: 'table-wrap' },
     h(
-      'thead',
+      'table',
       {},
+      h('caption', {}, caption),
       h(
-        'tr',
+        'thead',
         {},
-        headers.map((name) => h('th', { scope: 'col' }, name)),
-      ),
-    ),
-    h(
-      'tbody',
-      {},
-      rows.map((cells) =>
         h(
           'tr',
           {},
-          cells.map((cell) => h('td', {}, cell)),
+          headers.map((name) => h('th', { scope: 'col' }, name)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        rows.map((cells, i) =>
+          h(
+            'tr',
+            { 'data-key': keys[i] },
+            cells.map((cell) => h('td', {}, cell)),
+          ),
         ),
       ),
     ),

@@ -31,7 +31,7 @@ export function listPage({ route, apiPath = route, heading, query, fields, colum
   }
   const limit = query.get('limit') ?? '50';
   const before = query.get('before') ?? '';
-  const store = storeOf(query);
+  const store = storeOf(query, `/${route}`);
   const stackKey = `${route} ${store}`;
   const stack = pageStacks.get(stackKey) ?? [];
   pageStacks.set(stackKey, stack);
@@ -87,6 +87,7 @@ export function listPage({ route, apiPath = route, heading, query, fields, colum
         columns,
         page.items.map((item) => row(item, store)),
         Object.keys(applied).length ? 'No rows match these filters.' : 'Nothing here yet.',
+        page.items.map((item) => String(item.id ?? item.seq ?? item.messageId)),
       ),
       h(
         'nav',

@@ -1,8 +1,9 @@
-import { errorBox, fill, h } from './dom.js';
+import { errorBox, fill, h, morph } from './dom.js';
 
 /**
- * A part of a page that reloads on every refresh. It redraws only when the data changed, so a refresh that brings
- * nothing new leaves focus, selection and scroll alone; a failed load shows the error above the last good data.
+ * A part of a page that reloads on every refresh. It redraws only when the data changed, and then in place (see
+ * `morph`), so focus, a text selection, scroll and opened details survive wherever the content stayed the same; a
+ * failed load shows the error above the last good data.
  *
  * @param {string} label             what is loading, for the error text ("Dead letters")
  * @param {() => Promise<unknown>} load
@@ -26,10 +27,7 @@ export function liveSection(label, load, render) {
         const key = JSON.stringify(data);
         if (key === last) return data;
         last = key;
-        // Keep open what the reader opened (a payload, a body) across the redraw.
-        const open = [...body.querySelectorAll('details')].map((d) => d.open);
-        fill(body, render(data));
-        body.querySelectorAll('details').forEach((d, i) => (d.open = open[i] ?? d.open));
+        morph(body, render(data));
         body.setAttribute('aria-busy', 'false');
         return data;
       } catch (error) {

@@ -6,6 +6,8 @@ import { h } from './dom.js';
 let stores = [{ name: 'default', dialect: '', default: true }];
 /** The store the reader last chose; list links keep it when the address does not say. */
 let chosen = null;
+/** What each store holds, from the last overview: where a list opens when the reader has not chosen. */
+let holdings = [];
 
 export async function loadStores() {
   try {
@@ -16,7 +18,31 @@ export async function loadStores() {
     if (error.status !== 404) throw error;
   }
   if (!stores.some((s) => s.name === chosen)) chosen = null;
+  // Without it lists open on the default store, as with one store: worth a try, not an error.
+  if (isMultiStore()) noteOverview(await get('overview').catch(() => null));
   return stores;
+}
+
+/** Keeps what each store holds up to date; the overview page passes every overview it loads. */
+export function noteOverview(overview) {
+  if (!Array.isArray(overview?.stores)) return;
+  holdings = overview.stores.map(({ name, overview: o }) => ({
+    name,
+    openDeadLetters: (o.deadLetters?.pending ?? 0) + (o.deadLetters?.replaying ?? 0) + (o.deadLetters?.dead ?? 0),
+    unsentOutbox: (o.outbox?.pending ?? 0) + (o.outbox?.dead ?? 0),
+    outbox: (o.outbox?.pending ?? 0) + (o.outbox?.dead ?? 0) + (o.outbox?.sent ?? 0),
+  }));
+}
+
+/**
+ * Where a list opens when neither the address nor the reader says: the first store, in display order, that holds what
+ * that list is for. Dead letters, and the audit log and jobs of the operators who act on them, where dead letters are
+ * open; the outbox where unsent rows wait, else where any row is. Undefined when no store holds any.
+ */
+function suggestedStore(route) {
+  const first = (pick) => holdings.find((s) => pick(s) > 0)?.name;
+  if (route === '/outbox') return first((s) => s.unsentOutbox) ?? first((s) => s.outbox);
+  return first((s) => s.openDeadLetters) ?? first((s) => s.unsentOutbox);
 }
 
 export function storeList() {
@@ -32,9 +58,17 @@ export function defaultStore() {
   return (stores.find((s) => s.default) ?? stores[0]).name;
 }
 
-/** The store a list view shows: the address's `store`, else the one last chosen, else the default. */
-export function storeOf(query) {
-  return query.get('store') || chosen || defaultStore();
+/**
+ * The store a list view (`route`, e.g. `/dead-letters`) shows: the address's `store`, else the one the reader last
+ * chose, else the one holding what the list is for, else the default.
+ */
+export function storeOf(query, route) {
+  return query.get('store') || chosen || (route && suggestedStore(route)) || defaultStore();
+}
+
+/** The store the reader chose, if any. */
+export function chosenStore() {
+  return chosen;
 }
 
 export function choose(name) {

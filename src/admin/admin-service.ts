@@ -109,21 +109,24 @@ export class AdminService {
 
   async getOutbox(messageId: string): Promise<OutboxRow & { history: OutboxAttempt[] }> {
     const id = parseInput(messageIdSchema, messageId, 'messageId');
-    const outbox = (await this.o.store.lineage(id))?.outbox;
+    const outbox = (await this.o.store.lineage(id, this.o.clock.now()))?.outbox;
     if (!outbox) throw new NotFoundError(`no outbox row has message id ${id}`);
     return outbox;
   }
 
+  /** Statuses as of the service's clock: a row whose replayer's lease ran out is pending. */
   async listDeadLetters(filter: DeadLetterFilterInput = {}, page: PageInput = {}): Promise<Page<DeadLetterRow>> {
     return this.o.store.listDeadLetters(
       parseInput(deadLetterFilterSchema, filter, 'filter'),
       parseInput(pageSchema, page, 'page'),
+      this.o.clock.now(),
     );
   }
 
   async getDeadLetter(id: number): Promise<DeadLetterRow & { history: DeadLetterEvent[] }> {
-    const row = await this.deadLetter(parseInput(rowIdSchema, id, 'id'));
-    const lineage = await this.o.store.lineage(row.messageId);
+    const now = this.o.clock.now();
+    const row = await this.deadLetter(parseInput(rowIdSchema, id, 'id'), now);
+    const lineage = await this.o.store.lineage(row.messageId, now);
     return lineage?.deadLetters.find((d) => d.id === row.id) ?? { ...row, history: [] };
   }
 
@@ -135,7 +138,7 @@ export class AdminService {
 
   /** {@link lineage}, but undefined when this store does not know the message (one store of several may not). */
   async findLineage(messageId: string): Promise<Lineage | undefined> {
-    return this.o.store.lineage(parseInput(messageIdSchema, messageId, 'messageId'));
+    return this.o.store.lineage(parseInput(messageIdSchema, messageId, 'messageId'), this.o.clock.now());
   }
 
   async listAudit(filter: AuditFilterInput = {}, page: PageInput = {}): Promise<Page<AuditEntry>> {
@@ -156,12 +159,15 @@ export class AdminService {
     return job;
   }
 
-  /** Makes a dead letter (pending, dead or ignored) due now; the consumer's replay job runs it. */
+  /**
+   * Makes a dead letter (pending, dead or ignored; a dead replayer's row is pending) due now; the
+   * consumer's replay job runs it. A row under a live lease is refused.
+   */
   async replay(id: number, actor: Actor, reason?: string | null): Promise<ActionResult> {
     const rowId = parseInput(rowIdSchema, id, 'id');
     const why = parseInput(optionalReasonSchema, reason, 'reason');
     return this.act(actor, 'dlq.replay', `dlq:${rowId}`, why, async (now, ok) => {
-      const row = await this.deadLetter(rowId);
+      const row = await this.deadLetter(rowId, now);
       if (!REPLAYABLE.has(row.status)) throw this.stateConflict(row, 'replayed', 'pending, dead or ignored');
       const warnings = await replayWindowWarnings(this.o.store, this.o.inboxWindowMs, row, now);
       const audit = ok({ messageId: row.messageId, group: row.group }, warnings);
@@ -172,12 +178,15 @@ export class AdminService {
     });
   }
 
-  /** Closes a dead letter (pending or dead) without running it; the reason is required. */
+  /**
+   * Closes a dead letter (pending, a dead replayer's row included, or dead) without running it; the
+   * reason is required.
+   */
   async ignore(id: number, actor: Actor, reason: string): Promise<ActionResult> {
     const rowId = parseInput(rowIdSchema, id, 'id');
     const why = parseInput(requiredReasonSchema, reason, 'reason');
     return this.act(actor, 'dlq.ignore', `dlq:${rowId}`, why, async (now, ok) => {
-      const row = await this.deadLetter(rowId);
+      const row = await this.deadLetter(rowId, now);
       if (!IGNORABLE.has(row.status)) throw this.stateConflict(row, 'ignored', 'pending or dead');
       const audit = ok({ messageId: row.messageId, group: row.group });
       if (!(await this.o.store.ignoreDeadLetter(rowId, why, { actor: actor.name, now, audit }))) {
@@ -197,7 +206,7 @@ export class AdminService {
     const why = parseInput(requiredReasonSchema, reason, 'reason');
     return this.act(actor, 'dlq.edit', `dlq:${rowId}`, why, async (now, ok) => {
       if (!this.o.allowEdit) throw new ForbiddenError('editing dead letters is disabled (enable it with allowEdit)');
-      const row = await this.deadLetter(rowId);
+      const row = await this.deadLetter(rowId, now);
       if (!REPLAYABLE.has(row.status)) throw this.stateConflict(row, 'edited', 'pending, dead or ignored');
       const warnings = await replayWindowWarnings(this.o.store, this.o.inboxWindowMs, row, now);
       const audit = ok({ messageId: row.messageId, group: row.group, bodyChars: newBody.length }, warnings);
@@ -217,7 +226,7 @@ export class AdminService {
     const id = parseInput(messageIdSchema, messageId, 'messageId');
     const why = parseInput(optionalReasonSchema, reason, 'reason');
     return this.act(actor, 'outbox.resend', `outbox:${id}`, why, async (now, ok) => {
-      const row = (await this.o.store.lineage(id))?.outbox;
+      const row = (await this.o.store.lineage(id, now))?.outbox;
       if (!row) throw new NotFoundError(`no outbox row has message id ${id}`);
       const warnings = resendWindowWarnings(this.o.inboxWindowMs, row.createdAt, now);
       const audit = ok({ previousStatus: row.status, type: row.type }, warnings);
@@ -296,8 +305,8 @@ export class AdminService {
     return (await this.o.store.listDeadLetters({ ...job.filter, status, to }, first)).items.length > 0;
   }
 
-  private async deadLetter(id: number): Promise<DeadLetterRow> {
-    const row = await this.o.store.getDeadLetterById(id);
+  private async deadLetter(id: number, now: number): Promise<DeadLetterRow> {
+    const row = await this.o.store.getDeadLetterById(id, now);
     if (!row) throw new NotFoundError(`dead letter ${id} not found`);
     return row;
   }

@@ -3,9 +3,12 @@ import type { FromStore } from './lineage-merge.js';
 import type { StoreAnswer, StoreUnavailable } from './store-fanout.js';
 
 /** Every store's overview merged, plus each store's own. */
-export interface MergedOverview extends Omit<Overview, 'deadLetterGroups' | 'relays' | 'stoppedRelays'> {
+export interface MergedOverview
+  extends Omit<Overview, 'deadLetterGroups' | 'dueRetries' | 'relays' | 'stoppedRelays'> {
   /** Largest count first; each group names its store. */
   readonly deadLetterGroups: FromStore<Overview['deadLetterGroups'][number]>[];
+  /** Longest waiting first; each group names its store. */
+  readonly dueRetries: FromStore<Overview['dueRetries'][number]>[];
   readonly relays: FromStore<Overview['relays'][number]>[];
   /** The latest stop first. */
   readonly stoppedRelays: FromStore<Overview['stoppedRelays'][number]>[];
@@ -17,7 +20,7 @@ export interface MergedOverview extends Omit<Overview, 'deadLetterGroups' | 'rel
 
 /**
  * Sums the counts, keeps the oldest pending time, adds throughput per minute and concatenates the
- * dead-letter groups and relays (tagged with their store). Stores that did not answer are listed
+ * dead-letter groups, due retries and relays (tagged with their store). Stores that did not answer are listed
  * in `unavailable` and left out.
  */
 export function mergeOverviews(answers: readonly StoreAnswer<Overview>[]): MergedOverview {
@@ -57,6 +60,9 @@ export function mergeOverviews(answers: readonly StoreAnswer<Overview>[]): Merge
     deadLetterGroups: stores
       .flatMap(({ name, overview }) => overview.deadLetterGroups.map((g) => ({ ...g, store: name })))
       .sort((a, b) => b.count - a.count),
+    dueRetries: stores
+      .flatMap(({ name, overview }) => overview.dueRetries.map((g) => ({ ...g, store: name })))
+      .sort((a, b) => a.oldestDueAt - b.oldestDueAt),
     relays: stores.flatMap(({ name, overview }) => overview.relays.map((r) => ({ ...r, store: name }))),
     stoppedRelays: stores
       .flatMap(({ name, overview }) => overview.stoppedRelays.map((r) => ({ ...r, store: name })))

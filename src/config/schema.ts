@@ -139,6 +139,8 @@ const doctor = z.strictObject({
   queueBacklogWarn: positive.optional(),
   failureWindowMs: duration(1_000).optional(),
   failingMinCount: positive.optional(),
+  overdueRetryWarnMs: duration().optional(),
+  overdueRetryFailMs: duration().optional(),
 });
 
 /**

@@ -7,8 +7,10 @@ import type { FailureRecord } from '../ports/consumer-store.js';
 import type { SqlExecutor } from '../ports/sql-executor.js';
 import { decideRetry, type ResolvedConsumerOptions } from './consumer-options.js';
 import { ConsumerStoreUnavailableError, PermanentError } from './errors.js';
+import { exhaustedError } from './exhausted.js';
 import type { HandlerRegistry, Resolved } from './handler-registry.js';
 import { HandlerFailed, runHandlers } from './optimistic-run.js';
+import { versionGuard } from './version-guard.js';
 import type { Outcome, WorkItem } from './work-item.js';
 
 export type { Outcome, WorkItem } from './work-item.js';
@@ -19,7 +21,8 @@ export type { Outcome, WorkItem } from './work-item.js';
  * savepoints); if a handler fails, the batch runs again with a savepoint per message so the failure
  * rolls back only itself. Handlers before the failing one therefore run twice (their writes in `tx`
  * count once): keep every effect in `tx`. Throws ConsumerStoreUnavailableError when the database
- * itself fails, so the caller acks nothing and retries the batch later.
+ * itself fails, so the caller acks nothing and retries the batch later. A delivery the broker gave
+ * up on (`exhausted`) is recorded as a dead letter without running its handler.
  */
 export class BatchProcessor {
   constructor(
@@ -30,8 +33,9 @@ export class BatchProcessor {
   async process(items: readonly WorkItem[]): Promise<Outcome[]> {
     const { store, clock } = this.options;
     try {
+      const handled = await this.handledBefore(items);
       // Most batches have no failure: one inbox statement for the batch, no savepoints.
-      const fast = await this.processOptimistically(items);
+      const fast = await this.processOptimistically(items, handled);
       if (Array.isArray(fast)) return fast;
       // Again under savepoints. A handler that failed alone is not run twice: its failure is recorded as is.
       return await store.transaction(async (tx) => {
@@ -40,7 +44,7 @@ export class BatchProcessor {
           outcomes.push(
             index === fast.index
               ? await this.failKnown(tx, item, fast.error, clock.now())
-              : await this.processOne(tx, item, clock.now()),
+              : await this.processOne(tx, item, clock.now(), handled),
           );
         }
         return outcomes;
@@ -58,6 +62,7 @@ export class BatchProcessor {
    */
   private async processOptimistically(
     items: readonly WorkItem[],
+    handled: ReadonlySet<string>,
   ): Promise<Outcome[] | { readonly index: number | undefined; readonly error: unknown }> {
     const { store, clock, group } = this.options;
     const now = clock.now();
@@ -66,6 +71,10 @@ export class BatchProcessor {
         const outcomes: Outcome[] = new Array(items.length);
         const runnable: { index: number; item: WorkItem; resolved: Resolved }[] = [];
         for (const [index, item] of items.entries()) {
+          if (item.exhausted) {
+            outcomes[index] = await this.park(tx, item, now, handled);
+            continue;
+          }
           try {
             runnable.push({ index, item, resolved: this.registry.resolve(decodeEnvelope(item.message)) });
           } catch (err) {
@@ -96,8 +105,45 @@ export class BatchProcessor {
     return this.fail(tx, item, error, now, { permanent: error instanceof PermanentError, poison: false }, envelope);
   }
 
-  private async processOne(tx: SqlExecutor, item: WorkItem, now: number): Promise<Outcome> {
+  /**
+   * Ids of the batch's exhausted deliveries that the group's inbox already holds: handled before
+   * (a duplicate copy was parked), so they are only acked. Read before the transaction; a copy
+   * handled meanwhile makes a dead letter that its replay finds in the inbox and resolves.
+   */
+  private async handledBefore(items: readonly WorkItem[]): Promise<ReadonlySet<string>> {
+    const ids = [...new Set(items.filter((i) => i.exhausted).map((i) => i.message.id))];
+    const handled = new Set<string>();
+    for (const id of ids)
+      if ((await this.options.store.inboxRecordedAt(id, this.options.group)) !== undefined) handled.add(id);
+    return handled;
+  }
+
+  /**
+   * Records a message the broker gave up on, in `tx`, without running its handler: with the
+   * dead-letter table as pending on the retry schedule (a crash loop or an outage is not the
+   * handler's verdict), with broker retries as dead (the broker's retries are spent).
+   */
+  private async park(tx: SqlExecutor, item: WorkItem, now: number, handled: ReadonlySet<string>): Promise<Outcome> {
+    if (handled.has(item.message.id)) return { kind: 'duplicate' };
+    let envelope: Envelope;
+    try {
+      envelope = this.registry.resolve(decodeEnvelope(item.message)).envelope;
+    } catch (err) {
+      if (!(err instanceof PoisonMessageError)) throw err;
+      return this.fail(tx, item, err, now, { permanent: true, poison: true });
+    }
+    const error = exhaustedError(item.exhausted!);
+    return this.fail(tx, item, error, now, { permanent: false, poison: false }, envelope);
+  }
+
+  private async processOne(
+    tx: SqlExecutor,
+    item: WorkItem,
+    now: number,
+    handled: ReadonlySet<string>,
+  ): Promise<Outcome> {
     const { group } = this.options;
+    if (item.exhausted) return this.park(tx, item, now, handled);
     let resolved: Resolved;
     try {
       resolved = this.registry.resolve(decodeEnvelope(item.message));
@@ -118,6 +164,7 @@ export class BatchProcessor {
           envelope: resolved.envelope,
           group,
           replay: item.replay,
+          versions: versionGuard(this.options.store, group, scoped),
         }),
       );
     } catch (handlerError) {
@@ -158,8 +205,9 @@ export class BatchProcessor {
   ): Promise<Outcome> {
     const error = describeError(err);
     const { retry } = this.options;
-    // Poison always lands in the table: the broker cannot fix an undecodable body either.
-    if (item.replay || (retry.kind === 'broker' && !how.poison))
+    // Poison always lands in the table: the broker cannot fix an undecodable body either. Nor can
+    // it retry a message it has given up on.
+    if (item.replay || (retry.kind === 'broker' && !how.poison && !item.exhausted))
       return { kind: 'failed', error, permanent: how.permanent };
     const failure = failureRecord(item, this.options.group, error, how.poison, now, envelope);
     const recorded = await this.options.store.recordDeliveryFailure(tx, failure, (attempts) =>

@@ -44,10 +44,13 @@ const schema = z.object({
    * Per-message handlers of one batch running at once in its transaction. On PostgreSQL their
    * statements then share round trips (pipelined: the store's own pool does it, or give your pool
    * `pipeline: true`). Only for handlers that do not read-modify-write rows other messages' handlers
-   * also write; with perKeySerial, messages of one key still run one after another.
+   * also write; with perKeySerial, messages of one ordering key still run one after another.
    */
   handlerConcurrency: z.number().int().min(1).max(256).default(1),
-  /** Messages of one business key are handled one after another, in order: across lanes and within a batch. */
+  /**
+   * Messages of one ordering key (`envelope.orderingKey`: the producer's `orderingKey`, else its
+   * `key`) are handled one after another, in delivery order: across lanes and within a batch.
+   */
   perKeySerial: z.boolean().default(true),
   /** Surety's dead-letter table drives retries (default). Mutually exclusive with `brokerRetry`. */
   deadLetters: z

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { describeError } from '../core/errors.js';
-import { WIRE_HEADERS } from '../core/wire.js';
+import { wireOrderingKey } from '../core/wire.js';
 import type { Delivery, Subscription } from '../ports/transport.js';
 import { BatchProcessor, type Outcome, type WorkItem } from './batch-processor.js';
 import { resolveConsumerOptions, type ConsumerOptions, type ResolvedConsumerOptions } from './consumer-options.js';
@@ -115,11 +115,11 @@ export class Consumer {
     return new Promise<void>((settled) => this.laneFor(delivery).push({ delivery, settled }));
   }
 
-  /** Same key, same lane (per-key serial); otherwise the least busy lane. */
+  /** Same ordering key, same lane (per-key serial); otherwise round robin. */
   private laneFor(delivery: Delivery): Lane {
     if (this.lanes.length === 1) return this.lanes[0]!;
     if (this.options.perKeySerial) {
-      const key = delivery.message.headers[WIRE_HEADERS.key] ?? delivery.message.id;
+      const key = wireOrderingKey(delivery.message.headers) ?? delivery.message.id;
       return this.lanes[createHash('sha1').update(key).digest().readUInt32BE(0) % this.lanes.length]!;
     }
     return this.lanes[this.nextLane++ % this.lanes.length]!;
@@ -174,5 +174,6 @@ export class Consumer {
 }
 
 function toWorkItem(delivery: Delivery): WorkItem {
-  return { message: delivery.message, topic: delivery.topic, replay: false };
+  const { message, topic, exhausted } = delivery;
+  return exhausted ? { message, topic, replay: false, exhausted } : { message, topic, replay: false };
 }

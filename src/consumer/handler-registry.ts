@@ -1,6 +1,7 @@
 import type { Envelope } from '../core/envelope.js';
 import { PoisonMessageError } from '../core/errors.js';
 import type { SqlExecutor } from '../ports/sql-executor.js';
+import type { VersionGuard } from './version-guard.js';
 
 export interface HandlerContext {
   /** The consumer's open transaction: write your effects here; they commit with the inbox record. */
@@ -10,6 +11,8 @@ export interface HandlerContext {
   readonly group: string;
   /** True when run by the replay job rather than a broker delivery. */
   readonly replay: boolean;
+  /** The group's version guards, written in `tx` (see {@link VersionGuard}). */
+  readonly versions: VersionGuard;
 }
 
 export type Handler<P = unknown> = (payload: P, context: HandlerContext) => Promise<void>;

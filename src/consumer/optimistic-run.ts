@@ -3,6 +3,7 @@ import type { ResolvedConsumerOptions } from './consumer-options.js';
 import type { BatchHandler, Resolved } from './handler-registry.js';
 import { KeyedRunner } from './keyed-runner.js';
 import { causedBy, StatementGate } from './statement-gate.js';
+import { versionGuard } from './version-guard.js';
 import type { Outcome, WorkItem } from './work-item.js';
 
 /**
@@ -23,7 +24,7 @@ type Runnable = { readonly index: number; readonly item: WorkItem; readonly reso
 
 /**
  * Runs the fresh messages' handlers in `tx`, without savepoints: per-message handlers up to
- * `handlerConcurrency` at once (one business key at a time with `perKeySerial`), and consecutive
+ * `handlerConcurrency` at once (one ordering key at a time with `perKeySerial`), and consecutive
  * messages of an `onBatch` type in one call. Fills `outcomes`; throws HandlerFailed on any failure,
  * once no handler is running any more.
  */
@@ -32,10 +33,11 @@ export async function runHandlers(
   runnable: readonly Runnable[],
   fresh: ReadonlySet<string>,
   outcomes: Outcome[],
-  options: Pick<ResolvedConsumerOptions, 'group' | 'handlerConcurrency' | 'perKeySerial'>,
+  options: Pick<ResolvedConsumerOptions, 'group' | 'handlerConcurrency' | 'perKeySerial' | 'store'>,
 ): Promise<void> {
   const { group, perKeySerial } = options;
   const gate = new StatementGate(tx);
+  const versions = versionGuard(options.store, group, gate.executor);
   const runner = new KeyedRunner(options.handlerConcurrency);
   const settle = async () => {
     const failures = await runner.drain();
@@ -50,7 +52,7 @@ export async function runHandlers(
     try {
       await batch(
         members.map((m) => ({ payload: m.resolved.envelope.payload, envelope: m.resolved.envelope })),
-        { tx: gate.executor, group, replay: members.some((m) => m.item.replay) },
+        { tx: gate.executor, group, replay: members.some((m) => m.item.replay), versions },
       );
     } catch (cause) {
       throw new HandlerFailed(undefined, cause); // which message failed is unknown: all go again alone
@@ -75,9 +77,9 @@ export async function runHandlers(
     }
     await flush();
     const { envelope, handler } = resolved;
-    runner.add(perKeySerial ? envelope.key : undefined, async () => {
+    runner.add(perKeySerial ? envelope.orderingKey : undefined, async () => {
       try {
-        await handler(envelope.payload, { tx: gate.executor, envelope, group, replay: item.replay });
+        await handler(envelope.payload, { tx: gate.executor, envelope, group, replay: item.replay, versions });
       } catch (cause) {
         throw new HandlerFailed(index, cause);
       }

@@ -1,11 +1,14 @@
 import type { WireMessage } from '../core/wire.js';
 import type { RecordedFailure } from '../ports/consumer-store.js';
+import type { DeliveryExhausted } from '../ports/transport.js';
 
 /** One message to handle: a broker delivery or a dead letter being replayed. */
 export interface WorkItem {
   readonly message: WireMessage;
   readonly topic: string;
   readonly replay: boolean;
+  /** The broker gave up on it: record it as a dead letter, never run the handler. */
+  readonly exhausted?: DeliveryExhausted;
 }
 
 export type Outcome =

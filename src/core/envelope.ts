@@ -15,8 +15,17 @@ export interface Envelope<P = unknown> {
   readonly id: string;
   /** What happened, e.g. `order.created` (the seeds' biz_type). */
   readonly type: string;
-  /** The business key, e.g. an order id (the seeds' biz_id). (type, key) is unique in the outbox. */
+  /**
+   * The deduplication key, e.g. an order id (the seeds' biz_id): (type, key) is unique in the outbox,
+   * so a second add with the same type and key is a duplicate and writes nothing. Not an ordering key.
+   */
   readonly key: string;
+  /**
+   * Messages with the same ordering key keep their commit order (ordered outbox and relay) and are
+   * applied one after another, in that order, by a consumer with `perKeySerial`. The producer's
+   * `orderingKey`, else `key` (also for messages from producers that did not send one).
+   */
+  readonly orderingKey: string;
   /** Schema version of `payload` for this `type`. */
   readonly version: number;
   readonly headers: Readonly<Record<string, string>>;
@@ -28,7 +37,12 @@ export interface Envelope<P = unknown> {
 /** What a caller gives to `outbox.add`. */
 export interface MessageInput<P = unknown> {
   type: string;
-  /** Business key; defaults to the message id (no deduplication then). */
+  /**
+   * Deduplication key: (type, key) is unique in the outbox, so a second add with the same type and
+   * key is a duplicate (`duplicate: true`) and writes nothing. Give it to make a business event
+   * idempotent (e.g. `key: orderId` for `order.created`); defaults to the message id (no
+   * deduplication). For per-entity order use `orderingKey`, not this.
+   */
   key?: string;
   payload: P;
   version?: number;
@@ -36,7 +50,14 @@ export interface MessageInput<P = unknown> {
   trace?: TraceContext;
   /** Destination topic / routing key; defaults to `type`. */
   topic?: string;
-  /** Key whose messages are published in commit order when the relay runs ordered; defaults to `key`. */
+  /**
+   * The entity whose messages keep their order, e.g. an account id: an ordered outbox and relay
+   * publish them in commit order, and consumers apply them one after another in that order. Many
+   * messages share it (unlike `key`). Required by an ordered outbox; otherwise it defaults to `key`.
+   * Travels in the `surety-ordering-key` header.
+   * @example
+   * await outbox.add(tx, { type: 'account.credited', orderingKey: accountId, payload: { amount } });
+   */
   orderingKey?: string;
   /** Supply an id (a UUID) instead of a generated UUIDv7. */
   id?: string;
@@ -75,6 +96,10 @@ export function buildEnvelope<P>(
   if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY) {
     throw new InvalidMessageError('key', `must be a non-empty string of at most ${MAX_KEY} characters`);
   }
+  const orderingKey = input.orderingKey ?? key;
+  if (typeof orderingKey !== 'string' || orderingKey.length === 0 || orderingKey.length > MAX_KEY) {
+    throw new InvalidMessageError('orderingKey', `must be a non-empty string of at most ${MAX_KEY} characters`);
+  }
   const version = input.version ?? 1;
   if (!Number.isInteger(version) || version < 1) throw new InvalidMessageError('version', 'must be an integer >= 1');
   const headers = { ...(input.headers ?? {}) };
@@ -100,6 +125,7 @@ export function buildEnvelope<P>(
     id,
     type: input.type,
     key,
+    orderingKey,
     version,
     headers: Object.freeze(headers),
     payload: JSON.parse(payloadJson) as P,

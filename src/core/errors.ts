@@ -13,6 +13,7 @@ export type SuretyErrorCode =
   | 'SURETY_POISON_MESSAGE'
   | 'SURETY_PUBLISH_NACKED'
   | 'SURETY_PUBLISH_UNROUTABLE'
+  | 'SURETY_PUBLISH_REFUSED'
   | 'SURETY_PUBLISH_TIMEOUT'
   | 'SURETY_CONNECTION_LOST'
   | 'SURETY_TRANSPORT_CLOSED'
@@ -61,13 +62,18 @@ export class PoisonMessageError extends SuretyError {
   }
 }
 
-/** The broker did not positively confirm a publish. The message must not be counted as sent. */
+/**
+ * The broker did not positively confirm a publish. The message must not be counted as sent.
+ * `SURETY_PUBLISH_REFUSED`: the broker refused this very publish (RabbitMQ closed the channel at it,
+ * e.g. a missing exchange); the message carries the broker's reply text.
+ */
 export class PublishError extends SuretyError {
   constructor(
     code: Extract<
       SuretyErrorCode,
       | 'SURETY_PUBLISH_NACKED'
       | 'SURETY_PUBLISH_UNROUTABLE'
+      | 'SURETY_PUBLISH_REFUSED'
       | 'SURETY_PUBLISH_TIMEOUT'
       | 'SURETY_CONNECTION_LOST'
       | 'SURETY_TRANSPORT_CLOSED'

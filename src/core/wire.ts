@@ -14,6 +14,7 @@ export interface WireMessage {
 export const WIRE_HEADERS = {
   type: 'surety-type',
   key: 'surety-key',
+  orderingKey: 'surety-ordering-key',
   version: 'surety-version',
   createdAt: 'surety-created-at',
   traceparent: 'traceparent',
@@ -33,6 +34,7 @@ export function encodeWire(meta: Omit<Envelope, 'payload'>, body: Buffer): WireM
     ...meta.headers,
     [WIRE_HEADERS.type]: meta.type,
     [WIRE_HEADERS.key]: meta.key,
+    [WIRE_HEADERS.orderingKey]: meta.orderingKey,
     [WIRE_HEADERS.version]: String(meta.version),
     [WIRE_HEADERS.createdAt]: meta.createdAt.toISOString(),
   };
@@ -46,13 +48,14 @@ export function decodeEnvelope(wire: { id: unknown; headers: Record<string, unkn
   if (!isMessageId(wire.id)) throw new PoisonMessageError(`message id ${JSON.stringify(wire.id)} is not a UUID`);
   const h = wire.headers;
   const text = (name: string): string => {
-    const v = h[name];
-    if (typeof v === 'string' && v.length > 0) return v;
-    if (Buffer.isBuffer(v)) return v.toString('utf8');
+    const v = headerText(h[name]);
+    if (v !== undefined) return v;
     throw new PoisonMessageError(`header "${name}" is missing or not a string`);
   };
   const type = text(WIRE_HEADERS.type);
   const key = text(WIRE_HEADERS.key);
+  // Producers before the header existed sent none: their order was the business key's.
+  const orderingKey = h[WIRE_HEADERS.orderingKey] === undefined ? key : text(WIRE_HEADERS.orderingKey);
   const version = Number(text(WIRE_HEADERS.version));
   if (!Number.isInteger(version) || version < 1)
     throw new PoisonMessageError(`header "${WIRE_HEADERS.version}" is not an integer >= 1`);
@@ -74,5 +77,21 @@ export function decodeEnvelope(wire: { id: unknown; headers: Record<string, unkn
     ...(typeof h[WIRE_HEADERS.traceparent] === 'string' ? { traceparent: h[WIRE_HEADERS.traceparent] as string } : {}),
     ...(typeof h[WIRE_HEADERS.tracestate] === 'string' ? { tracestate: h[WIRE_HEADERS.tracestate] as string } : {}),
   };
-  return Object.freeze({ id: wire.id, type, key, version, headers, payload, createdAt, trace });
+  return Object.freeze({ id: wire.id, type, key, orderingKey, version, headers, payload, createdAt, trace });
+}
+
+/**
+ * The ordering key of a wire message, read as {@link decodeEnvelope} reads it (`surety-ordering-key`,
+ * else `surety-key`), without decoding the rest; undefined when neither is usable.
+ */
+export function wireOrderingKey(headers: Readonly<Record<string, unknown>>): string | undefined {
+  const given = headers[WIRE_HEADERS.orderingKey];
+  return given === undefined ? headerText(headers[WIRE_HEADERS.key]) : headerText(given);
+}
+
+/** A header's text: a non-empty string, or a Buffer as UTF-8 (brokers may hand header values as bytes). */
+function headerText(value: unknown): string | undefined {
+  if (typeof value === 'string' && value.length > 0) return value;
+  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  return undefined;
 }

@@ -6,6 +6,11 @@ import type { OutboxRow, OutboxStats, OutboxStatus } from './outbox-store.js';
  * audit) and the actions they take. Every action is a conditional update decided by the number of
  * affected rows, and writes its history row (and, when given, its audit entry) in the same
  * transaction. Times are epoch milliseconds.
+ *
+ * Dead letters are read, filtered, counted and acted on by their status as of a time the caller
+ * gives (`now`, the caller's clock): a `replaying` row whose lease has ended then is `pending`, due
+ * since the lease ended (its replayer died), with the expired claim kept in `claimedBy` and
+ * `leaseUntil`. A row under a live lease is `replaying`, and operator actions refuse it.
  */
 
 /** Filters shared by lists and bulk jobs. Text filters are exact, but `error` (a case-insensitive substring). */
@@ -56,6 +61,8 @@ export interface OutboxAttempt {
   readonly error: string | null;
   /** Relay id for failures, operator for resends. */
   readonly actor: string | null;
+  /** For a resend: when the broker had confirmed the copy it replaced (null if none was confirmed). */
+  readonly confirmedAt: number | null;
 }
 
 export type DeadLetterEventKind =
@@ -104,8 +111,20 @@ export interface StoppedRelay extends RelayHeartbeat {
 export interface Overview {
   readonly outbox: OutboxStats;
   readonly deadLetters: Record<DeadLetterStatus, number>;
-  /** Replaying rows whose lease has expired (their replayer died). */
+  /** Rows left `replaying` by a replayer whose lease has expired (it died); counted as pending. */
   readonly expiredLeases: number;
+  /**
+   * Dead letters due for a retry now, by consumer group, longest waiting first (at most 50 groups):
+   * pending ones whose time has come, expired leases included (due since the lease ended). A
+   * running replayer of the group takes them within its interval.
+   */
+  readonly dueRetries: {
+    readonly group: string;
+    readonly count: number;
+    /** Of `count`, those under an expired lease. */
+    readonly expiredLeases: number;
+    readonly oldestDueAt: number;
+  }[];
   /** Exact up to 100,000 rows; beyond, 100,000 with `inboxSizeExact` false (a polled overview must not scan it all). */
   readonly inboxSize: number;
   readonly inboxSizeExact: boolean;
@@ -222,10 +241,19 @@ export interface EditOptions {
 
 export interface AdminStore {
   listOutbox(filter: OutboxFilter, page: PageRequest): Promise<Page<OutboxRow>>;
-  listDeadLetters(filter: DeadLetterFilter, page: PageRequest): Promise<Page<DeadLetterRow>>;
-  getDeadLetterById(id: number): Promise<DeadLetterRow | undefined>;
-  /** Undefined when no outbox row, inbox record or dead letter knows the id. */
-  lineage(messageId: string): Promise<Lineage | undefined>;
+  /**
+   * Statuses (in the rows and in `filter.status`) are as of `now`, by default the current time.
+   * @example
+   * const orphans = await store.listDeadLetters({ status: ['pending'], group: 'billing' }, { limit: 50 }, clock.now());
+   */
+  listDeadLetters(filter: DeadLetterFilter, page: PageRequest, now?: number): Promise<Page<DeadLetterRow>>;
+  /** The row with its status as of `now` (default: the current time). */
+  getDeadLetterById(id: number, now?: number): Promise<DeadLetterRow | undefined>;
+  /**
+   * Undefined when no outbox row, inbox record or dead letter knows the id. Dead letters have their
+   * status as of `now` (default: the current time).
+   */
+  lineage(messageId: string, now?: number): Promise<Lineage | undefined>;
   overview(now: number): Promise<Overview>;
 
   /** Upserts the relay's heartbeat row (called by the relay every few seconds); a stopped row runs again. */
@@ -238,13 +266,16 @@ export interface AdminStore {
   /** Heartbeats of relays that have not stopped (see {@link Overview.relays}). */
   relays(): Promise<RelayHeartbeat[]>;
 
-  /** pending, dead or ignored -> pending, due now. False when the row is replaying, resolved or missing. */
+  /**
+   * pending, dead or ignored (as of `ctx.now`) -> pending, due now. False when the row is replaying
+   * under a live lease, resolved or missing.
+   */
   requestReplay(id: number, ctx: ActionContext): Promise<boolean>;
-  /** pending or dead -> ignored with a reason. */
+  /** pending or dead (as of `ctx.now`) -> ignored with a reason. */
   ignoreDeadLetter(id: number, reason: string, ctx: ActionContext): Promise<boolean>;
   /**
-   * Replaces the body of a row that is not replaying; the previous body goes into the history. With
-   * `options.replay`, edit and replay are one transaction (see {@link EditOptions}).
+   * Replaces the body of a row not replaying under a live lease; the previous body goes into the
+   * history. With `options.replay`, edit and replay are one transaction (see {@link EditOptions}).
    */
   editDeadLetter(id: number, body: string, ctx: ActionContext, options?: EditOptions): Promise<boolean>;
   /** Any status -> pending, due now, attempts reset to 0 (history kept), same message id. */
@@ -254,9 +285,10 @@ export interface AdminStore {
   listAudit(filter: AuditFilter, page: PageRequest): Promise<Page<AuditEntry>>;
 
   /**
-   * Counts the matching rows and fixes maxId; a job matching nothing is created done, and a replay
-   * whose filter names no status is stored as pending, dead. `audit`, given the created job (its id
-   * names the target), returns the `ok` audit entry inserted in the same transaction.
+   * Counts the matching rows (dead letters by their status as of `job.now`) and fixes maxId; a job
+   * matching nothing is created done, and a replay whose filter names no status is stored as
+   * pending, dead. `audit`, given the created job (its id names the target), returns the `ok` audit
+   * entry inserted in the same transaction.
    */
   createJob(job: NewJob, audit?: (created: AdminJob) => NewAuditEntry): Promise<AdminJob>;
   getJob(id: number): Promise<AdminJob | undefined>;
@@ -270,10 +302,10 @@ export interface AdminStore {
   releaseJob(id: number, owner: string, now: number): Promise<boolean>;
   /**
    * One batch of at most `limit` rows, in one transaction, only while `owner` holds the job: acts on
-   * each row (conditional update plus history row), advances cursor, done and changed, renews the
-   * lease for leaseMs from the batch's commit, and sets status done when no row is left. A row another
-   * transaction holds is not waited for: the batch stops before it and a later batch takes it up.
-   * Undefined when the owner lost the job.
+   * each row (conditional update plus history row; dead letters by their status as of `now`),
+   * advances cursor, done and changed, renews the lease for leaseMs from the batch's commit, and sets
+   * status done when no row is left. A row another transaction holds is not waited for: the batch
+   * stops before it and a later batch takes it up. Undefined when the owner lost the job.
    */
   runJobBatch(jobId: number, owner: string, limit: number, now: number, leaseMs: number): Promise<AdminJob | undefined>;
   /** running -> cancelled; `audit` is inserted in the same transaction, only if the job was cancelled. */

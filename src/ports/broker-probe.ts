@@ -17,6 +17,18 @@ export interface QueueState {
   readonly type: string | null;
   /** The queue's `x-` arguments as far as they could be learnt, or null. */
   readonly arguments: Readonly<Record<string, unknown>> | null;
+  /**
+   * Deliveries after which the broker gives up on a message: the queue's own setting, a policy's,
+   * or the broker's default (RabbitMQ 4 quorum queues: 20); null when it never does. Absent when
+   * the probe cannot tell.
+   */
+  readonly deliveryLimit?: number | null;
+  /**
+   * Where the broker sends a message it gives up on: a dead-letter exchange, and the parking queue
+   * the consumers drain into their dead-letter table when it is Surety's. Null: the message is
+   * dropped. Absent when the probe cannot tell.
+   */
+  readonly deadLetters?: { readonly exchange: string; readonly parkingQueue: string | null } | null;
   /** Where the figures came from. */
   readonly source: 'amqp' | 'management' | 'log';
 }

@@ -4,7 +4,8 @@ import type { SqlExecutor } from './sql-executor.js';
 /**
  * Dead-letter row states. pending -> replaying -> resolved; pending -> ignored (terminal, with a
  * reason); pending -> dead when the retry limit is reached (terminal until an operator acts).
- * A replaying row whose replayer died is claimable again once its lease expires.
+ * A replaying row whose replayer died is claimable again once its lease expires, and from then on
+ * reads as pending to operators (see the admin port), who may act on it.
  */
 export type DeadLetterStatus = 'pending' | 'replaying' | 'resolved' | 'ignored' | 'dead';
 
@@ -28,6 +29,7 @@ export interface DeadLetterRow {
   readonly lastError: string;
   readonly poison: boolean;
   readonly ignoredReason: string | null;
+  /** The replayer holding the row; on a row an admin read shows as pending, one whose lease ran out. */
   readonly claimedBy: string | null;
   readonly leaseUntil: number | null;
   readonly createdAt: number;
@@ -123,8 +125,31 @@ export interface DeadLetterStore {
   purgeSettledDeadLetters(before: number, limit: number): Promise<number>;
 }
 
-/** The consumer side of a store: its own transaction, inbox and dead letters. */
-export interface ConsumerStore extends InboxStore, DeadLetterStore, Migrator {
+/** One version guard: the highest version a consumer group applied for a key within a scope. */
+export interface VersionGuardKey {
+  readonly group: string;
+  /** What the versions are of, e.g. the local table or the message type (at most 200 characters). */
+  readonly scope: string;
+  /** The business key (at most 200 characters). */
+  readonly key: string;
+}
+
+/** Version guards of handlers that must never apply an older state than they applied before (fetchBack). */
+export interface VersionGuardStore {
+  /**
+   * In `tx`: raises the guard to `version` (a safe integer) when it has none or a lower one, and
+   * tells whether it did. It compares with the latest committed guard, never a stale snapshot: a
+   * concurrent raise of the same guard waits until the other transaction ends (or fails, where the
+   * isolation level forbids reading past the snapshot). The guard row stays locked until `tx` ends,
+   * and a rollback undoes the raise.
+   */
+  raiseVersion(tx: SqlExecutor, guard: VersionGuardKey, version: number): Promise<boolean>;
+  /** The guard's committed version, undefined when it has none. */
+  guardedVersion(guard: VersionGuardKey): Promise<number | undefined>;
+}
+
+/** The consumer side of a store: its own transaction, inbox, dead letters and version guards. */
+export interface ConsumerStore extends InboxStore, DeadLetterStore, VersionGuardStore, Migrator {
   readonly dialect: 'postgres' | 'mysql' | 'sqlite';
   /** Runs `work` in a transaction on the store's connection; commits or rolls back and rethrows. */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;

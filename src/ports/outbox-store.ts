@@ -90,6 +90,12 @@ export interface FailureUpdate {
   readonly error: string;
   /** When the attempt failed, for its history row; the store's clock when absent. */
   readonly now?: number;
+  /**
+   * False for a failure that says nothing about the message (the broker connection was lost, the
+   * transport closed): `attempts` is the row's own, unchanged, `dead` is false, and no history row is
+   * written; the row is only made due again at `nextAttemptAt`. Default true.
+   */
+  readonly charged?: boolean;
 }
 
 export interface OutboxStats {
@@ -117,8 +123,8 @@ export interface OutboxWriter {
 export interface LockedBatch {
   readonly rows: readonly OutboxRow[];
   /**
-   * Marks `sent` rows sent at `now` and records `failures` (the lock is the claim: no owner check),
-   * then commits. Returns the seqs of the failures recorded: a row another relay changed meanwhile
+   * Marks `sent` rows sent at `now` and records `failures` (the lock is the claim: no owner check,
+   * instead a row must still have the attempts the failure started from), then commits. Returns the seqs of the failures recorded: a row another relay changed meanwhile
    * (the lock was lost) keeps that relay's outcome.
    */
   settle(sent: readonly number[], failures: readonly FailureUpdate[], now: number): Promise<readonly number[]>;
@@ -136,7 +142,10 @@ export interface OutboxRelayStore {
   claimLocked?(request: Omit<ClaimRequest, 'owner'>): Promise<LockedBatch>;
   /** Marks pending rows sent. Returns how many changed. */
   markSent(seqs: readonly number[], now: number): Promise<number>;
-  /** Records a failed attempt (and its history row), only while `owner` still holds the claim. */
+  /**
+   * Records a failed attempt (and its history row), only while `owner` still holds the claim. An
+   * uncharged failure (`charged: false`) only reschedules the row and releases the claim.
+   */
   recordFailure(update: FailureUpdate): Promise<boolean>;
   /** Makes rows claimed by `owner` due again now (graceful shutdown). */
   release(owner: string, seqs: readonly number[], now: number): Promise<number>;
@@ -146,7 +155,7 @@ export interface OutboxRelayStore {
    * another transaction committed, or one claimed again since, is left alone.
    */
   releaseLeased(owner: string, rows: readonly LeasedRef[], now: number): Promise<number>;
-  /** Deletes at most `limit` sent rows with sentAt < `before`. Returns how many. */
+  /** Deletes at most `limit` sent rows with sentAt < `before`, with their attempt history. Returns how many. */
   purgeSent(before: number, limit: number): Promise<number>;
   stats(): Promise<OutboxStats>;
   /** Takes or renews a named lease (one purger at a time). True when `owner` holds it. */

@@ -21,12 +21,26 @@ export interface Publisher {
   close(): Promise<void>;
 }
 
+/** Why the broker gave up on a message before any consumer settled it. */
+export interface DeliveryExhausted {
+  /** The broker's word for it, e.g. `delivery_limit` (RabbitMQ). */
+  readonly reason: string;
+  /** How many times it was delivered before, when the broker's limit is known; else null. */
+  readonly deliveries: number | null;
+}
+
 /** One received message. Exactly one of ack / retry must be called. */
 export interface Delivery {
   readonly message: WireMessage;
   readonly topic: string;
   /** Times the broker has delivered this message before, when it knows (RabbitMQ quorum x-delivery-count). */
   readonly redeliveries: number;
+  /**
+   * Set when the broker gave up on the message (e.g. its delivery limit, after a consumer crash loop)
+   * and handed it over to be recorded as a dead letter: consumers record it without running the
+   * handler, then ack. Absent on brokers that never give up on a message.
+   */
+  readonly exhausted?: DeliveryExhausted;
   /**
    * Ack-style brokers ack the message. Checkpoint-style logs mark it done and commit the offset up
    * to the lowest message not yet done.

@@ -6,7 +6,6 @@ import type { InsertLease, NewOutboxRow, OutboxRow } from '../ports/outbox-store
 export function rowFromEnvelope(
   envelope: Envelope,
   topic: string,
-  orderingKey: string,
   payloadJson = JSON.stringify(envelope.payload),
 ): NewOutboxRow {
   return {
@@ -14,7 +13,7 @@ export function rowFromEnvelope(
     type: envelope.type,
     key: envelope.key,
     topic,
-    orderingKey,
+    orderingKey: envelope.orderingKey,
     version: envelope.version,
     headers: { ...envelope.headers },
     payload: payloadJson,
@@ -45,6 +44,7 @@ export function wireFromRow(row: OutboxRow): WireMessage {
       id: row.messageId,
       type: row.type,
       key: row.key,
+      orderingKey: row.orderingKey,
       version: row.version,
       headers: row.headers,
       createdAt: new Date(row.createdAt),

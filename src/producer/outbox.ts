@@ -1,4 +1,5 @@
 import { buildEnvelope, type Envelope, type MessageInput } from '../core/envelope.js';
+import { InvalidMessageError } from '../core/errors.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { OutboxRelayStore, OutboxRow, OutboxStore, OutboxWriter } from '../ports/outbox-store.js';
 import type { SqlExecutor } from '../ports/sql-executor.js';
@@ -8,7 +9,14 @@ import { leasedRow, rowFromEnvelope } from './outbox-rows.js';
 export interface OutboxOptions {
   /** Where rows are written. A full store also enables {@link Outbox.transaction}. */
   store: OutboxWriter | OutboxStore;
-  /** Assign per-key commit-order sequence numbers; needed when the relay runs `ordered`. */
+  /**
+   * Assign per-ordering-key commit-order sequence numbers; needed when the relay runs `ordered`.
+   * Every add must then give `orderingKey` (the entity whose messages keep their order): `key` is
+   * the deduplication key, and an entity's second event with the same type and key would be a duplicate.
+   * @example
+   * const outbox = new Outbox({ store, ordered: true });
+   * await outbox.add(tx, { type: 'account.credited', orderingKey: accountId, payload: { amount } });
+   */
   ordered?: boolean;
   /**
    * For adds in transactions you commit yourself (PostgreSQL): leave the NOTIFY that wakes relays in
@@ -24,7 +32,7 @@ export interface OutboxOptions {
 export interface AddResult<P = unknown> {
   /** The id of the row holding this business event (the existing one when `duplicate`). */
   readonly messageId: string;
-  /** True when (type, key) already existed: nothing was written. */
+  /** True when (type, key) already existed: nothing was written. `key` deduplicates; it does not order. */
   readonly duplicate: boolean;
   /** The envelope built for this call (its id differs from `messageId` when `duplicate`). */
   readonly envelope: Envelope<P>;
@@ -57,9 +65,10 @@ export class Outbox {
 
   /** Adds a message in `tx`. A rolled-back transaction leaves no trace; nothing is published before commit. */
   async add<P>(tx: SqlExecutor, input: MessageInput<P>): Promise<AddResult<P>> {
+    if (this.ordered) requireOrderingKey(input);
     const now = this.clock.now();
     const { envelope, payloadJson } = buildEnvelope(input, new Date(now));
-    const row = rowFromEnvelope(envelope, input.topic ?? envelope.type, input.orderingKey ?? envelope.key, payloadJson);
+    const row = rowFromEnvelope(envelope, input.topic ?? envelope.type, payloadJson);
     const own = this.own.get(tx);
     // Ordered rows are never handed over: the claim is what holds a key's later row behind its earlier one.
     const handoff = own && !this.ordered ? this.handoff : undefined;
@@ -193,4 +202,18 @@ export class Outbox {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+}
+
+/**
+ * An ordered outbox orders by `orderingKey` alone. Defaulting it to `key` invited the mix-up of
+ * giving an entity id as `key`: then every later event of that type and entity is a silent duplicate.
+ */
+function requireOrderingKey(input: MessageInput<unknown>): void {
+  if (input === null || typeof input !== 'object') return; // buildEnvelope says what is wrong
+  if (input.orderingKey !== undefined && input.orderingKey !== null) return;
+  throw new InvalidMessageError(
+    'orderingKey',
+    'is required by an ordered outbox: give the entity whose messages keep their commit order (e.g. an account id). ' +
+      '`key` is the deduplication key, not an ordering key: (type, key) is unique, so a second add with the same type and key is a duplicate and writes nothing',
+  );
 }

@@ -12,9 +12,19 @@ export class RelayFailures {
     private readonly log: Logger,
   ) {}
 
-  /** The attempt count, next attempt and status a failed publish leaves `row` with. */
+  /**
+   * The attempt count, next attempt and status a failed publish leaves `row` with. A failure that
+   * says nothing about the message (see {@link isInterruption}) is not charged: the row keeps its
+   * attempts and is due again after the first backoff step, so a flapping broker never kills rows.
+   */
   update(row: OutboxRow, error: unknown): FailureUpdate {
     const o = this.o;
+    if (isInterruption(error)) {
+      const now = o.clock.now();
+      const nextAttemptAt = now + o.backoff.delayMs(1);
+      const common = { seq: row.seq, owner: o.relayId, nextAttemptAt, error: describeError(error), now };
+      return { ...common, attempts: row.attempts, dead: false, charged: false };
+    }
     const attempts = row.attempts + 1;
     const dead = attempts >= o.maxAttempts;
     const now = o.clock.now();
@@ -25,6 +35,13 @@ export class RelayFailures {
   /** After the failure is recorded: a log line and, for a dead row, the metric and the alert hook. */
   async report(row: OutboxRow, u: FailureUpdate, error: unknown): Promise<void> {
     const { attempts, nextAttemptAt, error: reason } = u;
+    if (u.charged === false) {
+      this.log.warn(
+        { messageId: row.messageId, type: row.type, attempts, nextAttemptAt, reason },
+        'publish interrupted; will retry without counting an attempt',
+      );
+      return;
+    }
     if (!u.dead) {
       this.log.warn(
         { messageId: row.messageId, type: row.type, attempts, nextAttemptAt, reason },
@@ -45,6 +62,17 @@ export class RelayFailures {
   }
 }
 
+/**
+ * Whether a publish failed for a reason outside the message: the connection to the broker was lost
+ * (before or while it was in flight) or the transport was closed. Such a failure is no attempt.
+ */
+export function isInterruption(error: unknown): boolean {
+  return (
+    error instanceof SuretyError &&
+    (error.code === 'SURETY_CONNECTION_LOST' || error.code === 'SURETY_TRANSPORT_CLOSED')
+  );
+}
+
 /** The metrics label of a publish error. */
 export function outcomeOf(error: unknown): string {
   if (!(error instanceof SuretyError)) return 'error';
@@ -53,6 +81,8 @@ export function outcomeOf(error: unknown): string {
       return 'nacked';
     case 'SURETY_PUBLISH_UNROUTABLE':
       return 'unroutable';
+    case 'SURETY_PUBLISH_REFUSED':
+      return 'refused';
     case 'SURETY_PUBLISH_TIMEOUT':
       return 'timeout';
     case 'SURETY_CONNECTION_LOST':

@@ -27,7 +27,7 @@ export class RelayMetrics {
       existing('surety_relay_publish_attempts_total') ??
       new Counter({
         name: 'surety_relay_publish_attempts_total',
-        help: 'Publish attempts of outbox rows by outcome (confirmed, nacked, unroutable, timeout, connection_lost, error)',
+        help: 'Publish attempts of outbox rows by outcome (confirmed, nacked, unroutable, refused, timeout, connection_lost, error)',
         labelNames: ['outcome'],
         registers: [registry],
       });

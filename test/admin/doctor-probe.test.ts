@@ -48,6 +48,8 @@ describe('RabbitMQ queue probe over AMQP (no management plugin)', () => {
       durable: true,
       type: 'quorum',
       arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': 7, 'x-overflow': 'reject-publish' },
+      deliveryLimit: 7,
+      deadLetters: null,
       source: 'amqp',
     });
     await expect(probe.inspect(q.classic)).resolves.toMatchObject({
@@ -170,6 +172,8 @@ describe('RabbitMQ queue probe over the management API (local stub of its JSON)'
       durable: true,
       type: 'quorum',
       arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': 3 },
+      deliveryLimit: 3,
+      deadLetters: null,
       source: 'management',
     });
     await expect(probe.inspect('nope')).resolves.toMatchObject({ exists: false, source: 'management' });
@@ -213,6 +217,75 @@ describe('RabbitMQ queue probe over the management API (local stub of its JSON)'
     } finally {
       await f.teardown();
       await probe.close();
+    }
+  });
+
+  it("on RabbitMQ 4 judges quorum queues by the broker's default delivery limit, and checks parking queues", async () => {
+    const v4 = await ManagementStub.start('monitor', 's3cret');
+    v4.serverVersion = '4.0.5';
+    const parked = (name: string) => ({
+      ...idle,
+      name,
+      arguments: {
+        'x-queue-type': 'quorum',
+        'x-dead-letter-exchange': 'surety.dead-letters',
+        'x-dead-letter-routing-key': name,
+        'x-dead-letter-strategy': 'at-least-once',
+        'x-overflow': 'reject-publish',
+      },
+    });
+    const parking = (name: string, consumers: number) => ({
+      ...idle,
+      name: `${name}.dead-letters`,
+      arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': 1_000_000 },
+      messages_ready: 2,
+      consumers,
+    });
+    v4.put({ ...idle, name: 'orders' }); // declared by hand: nothing but its type
+    v4.put(parked('billing'));
+    v4.put(parking('billing', 1));
+    v4.put(parked('shipping')); // its parking queue is missing
+    v4.put(parked('audit'));
+    v4.put(parking('audit', 0));
+    const probe = createRabbitMqQueueProbe({ url: 'amqp://monitor:s3cret@127.0.0.1:5672', managementUrl: v4.url });
+    const f = await makeSqliteFixture('probe_mgmt_v4');
+    try {
+      await expect(probe.inspect('orders')).resolves.toMatchObject({ deliveryLimit: 20, deadLetters: null });
+      const report = await runDoctor({
+        store: f.store,
+        probe,
+        knownQueues: ['orders', 'billing', 'shipping', 'audit'],
+      });
+      const limits = report.checks.filter((c) => c.id === 'broker.delivery-limit');
+      expect(limits.map((c) => [c.facts.queue, c.level])).toEqual([['orders', 'fail']]);
+      expect(limits[0]!.message).toBe(
+        "orders gives up on a message after 20 deliveries (RabbitMQ 4's default) and has no dead-letter exchange — a message past the limit (a consumer crash loop, a long database outage) is dropped",
+      );
+      expect(report.verdict).toMatchObject({ place: 'broker', level: 'fail' });
+      const parkingChecks = report.checks.filter((c) => c.id === 'broker.dead-letter-parking');
+      expect(parkingChecks.map((c) => [c.facts.queue, c.level])).toEqual([
+        ['billing', 'ok'],
+        ['shipping', 'warn'],
+        ['audit', 'warn'],
+      ]);
+      expect(parkingChecks[1]!.message).toBe(
+        'shipping.dead-letters, where shipping parks the messages it gives up on, does not exist — they wait in shipping until it does',
+      );
+      expect(parkingChecks[2]!.message).toBe(
+        'audit.dead-letters has no consumer — messages audit gives up on wait there (2 now) instead of reaching the dead-letter table',
+      );
+      // Listed, a parking queue is checked as a queue, never for its own (deliberate) delivery limit.
+      const listed = await runDoctor({ store: f.store, probe });
+      expect(listed.checks.filter((c) => c.id === 'broker.delivery-limit').map((c) => c.facts.queue)).toEqual([
+        'orders',
+      ]);
+      expect(
+        listed.checks.find((c) => c.id === 'broker.queue' && c.facts.queue === 'billing.dead-letters'),
+      ).toBeDefined();
+    } finally {
+      await f.teardown();
+      await probe.close();
+      await v4.close();
     }
   });
 

@@ -13,6 +13,7 @@ function overview(over: Partial<Overview> = {}): Overview {
     outbox: { pending: 0, sent: 10, dead: 0, oldestPendingAt: null },
     deadLetters: { pending: 0, replaying: 0, resolved: 0, ignored: 0, dead: 0 },
     expiredLeases: 0,
+    dueRetries: [],
     inboxSize: 0,
     inboxSizeExact: true,
     throughput: [],
@@ -70,6 +71,14 @@ function store(o: Overview, deadLetters: DeadLetterRow[] = [], outbox: Partial<O
   };
 }
 
+const due = (over: Partial<Overview['dueRetries'][number]> = {}): Overview['dueRetries'][number] => ({
+  group: 'billing',
+  count: 3,
+  expiredLeases: 0,
+  oldestDueAt: NOW - MIN,
+  ...over,
+});
+
 const pendingFor = (ms: number) => ({ pending: 3, sent: 0, dead: 0, oldestPendingAt: NOW - ms });
 
 describe('doctor rules', () => {
@@ -125,11 +134,13 @@ describe('doctor rules', () => {
     const consumerOnly = await runDoctor({ store: store(overview({ relays: [relay()] }), failing), now: NOW });
     expect(consumerOnly.verdict.message).toBe('consumer: consumer group billing fails every message: Error: boom');
 
-    const warnOnly = await runDoctor({ store: store(overview({ relays: [relay()], expiredLeases: 2 })), now: NOW });
+    const leases = { expiredLeases: 2, dueRetries: [due({ count: 2, expiredLeases: 2, oldestDueAt: NOW - 10_000 })] };
+    const warnOnly = await runDoctor({ store: store(overview({ relays: [relay()], ...leases })), now: NOW });
     expect(warnOnly.verdict).toMatchObject({
       place: 'consumer',
       level: 'warn',
-      message: 'consumer: 2 dead letters are replaying under an expired lease — the replayer died',
+      message:
+        'consumer: no replayer is running for billing: 2 dead letters a replayer left when it died are pending again and none has taken them over (2 retries due, the oldest for 10 s)',
     });
     const healthy = await runDoctor({ store: store(overview({ relays: [relay()] })), now: NOW });
     expect(healthy.verdict).toMatchObject({ place: null, level: 'ok' });
@@ -151,9 +162,75 @@ describe('doctor rules', () => {
     );
   });
 
+  it('rows a dead replayer left: no replayer runs for their group; warn, then fail once they wait for long', async () => {
+    const check = async (g: Overview['dueRetries'][number], expiredLeases = g.expiredLeases) =>
+      (await runDoctor({ store: store(overview({ relays: [relay()], expiredLeases, dueRetries: [g] })), now: NOW }))
+        .checks;
+    const one = (await check(due({ count: 1, expiredLeases: 1, oldestDueAt: NOW - 2 * MIN }))).find(
+      (c) => c.id === 'consumer.replay-leases',
+    )!;
+    expect(one).toMatchObject({
+      level: 'warn',
+      message:
+        'no replayer is running for billing: 1 dead letter a replayer left when it died is pending again and none has taken it over (1 retry due, the oldest for 2 min)',
+      facts: { group: 'billing', due: 1, expiredLeases: 1, oldestDueAt: NOW - 2 * MIN, waitingMs: 2 * MIN },
+    });
+    expect(one.nextStep).toBe(
+      'start a replayer for billing (`surety start` with replayer.enabled, or a ReplayJob beside its consumer): it takes these rows at once. To close rows that must not run: `surety dlq ignore --all-matching --group billing --status pending --reason <why>`',
+    );
+    const old = await check(due({ count: 4, expiredLeases: 1, oldestDueAt: NOW - 15 * MIN }));
+    expect(old.find((c) => c.id === 'consumer.replay-leases')!.level).toBe('fail');
+    // Explained by the dead replayer: no second finding for the same rows.
+    expect(old.find((c) => c.id === 'consumer.replay-overdue')!.level).toBe('ok');
+  });
+
+  it('retries overdue with nothing replaying them: ok while young, then warn, then fail, with the next step', async () => {
+    const overdue = async (waitingMs: number) =>
+      (
+        await runDoctor({
+          store: store(overview({ relays: [relay()], dueRetries: [due({ oldestDueAt: NOW - waitingMs })] })),
+          now: NOW,
+        })
+      ).checks.find((c) => c.id === 'consumer.replay-overdue')!;
+    expect(await overdue(30_000)).toMatchObject({
+      level: 'ok',
+      message: '3 dead letters due for a retry, none overdue',
+    });
+    const warn = await overdue(5 * MIN);
+    expect(warn).toMatchObject({
+      level: 'warn',
+      message:
+        '3 dead letters of billing are overdue for a retry, the oldest by 5 min — no replayer is running for billing (or it is far behind)',
+    });
+    expect(warn.nextStep).toContain('start a replayer for billing (`surety start` with replayer.enabled');
+    expect((await overdue(15 * MIN)).level).toBe('fail');
+    const none = await runDoctor({ store: store(overview({ relays: [relay()] })), now: NOW });
+    expect(none.checks.find((c) => c.id === 'consumer.replay-overdue')).toMatchObject({
+      level: 'ok',
+      message: 'no dead letter is due for a retry',
+    });
+    const verdict = await runDoctor({
+      store: store(overview({ relays: [relay()], dueRetries: [due({ oldestDueAt: NOW - 20 * MIN })] })),
+      thresholds: { overdueRetryWarnMs: 30 * MIN, overdueRetryFailMs: 60 * MIN },
+      now: NOW,
+    });
+    expect(verdict.verdict.level).toBe('ok'); // thresholds are configurable
+  });
+
+  it("counts a replayer's claim as no failure: a group whose rows were only claimed is not failing", async () => {
+    const claimed = Array.from({ length: 6 }, (_, i) =>
+      deadLetter({ id: i + 1, status: 'replaying', claimedBy: 'replay-1', leaseUntil: NOW + MIN }),
+    );
+    const r = await runDoctor({ store: store(overview({ relays: [relay()] }), claimed), now: NOW });
+    expect(r.checks.find((c) => c.id === 'consumer.failing')!.level).toBe('ok');
+  });
+
   it('validates thresholds once, naming the bad one', async () => {
     await expect(runDoctor({ store: store(overview()), thresholds: { pendingAgeWarnMs: -1 } })).rejects.toThrow(
       /doctor\.thresholds\.pendingAgeWarnMs/,
+    );
+    await expect(runDoctor({ store: store(overview()), thresholds: { overdueRetryFailMs: -1 } })).rejects.toThrow(
+      /doctor\.thresholds\.overdueRetryFailMs/,
     );
   });
 });

@@ -9,6 +9,8 @@ import { Outbox } from '../../src/producer/outbox.js';
 import {
   createRabbitMqQueueProbe,
   createRabbitMqTransport,
+  declareTopology,
+  parkingQueueName,
   type RabbitMqTransport,
 } from '../../src/transports/rabbitmq/index.js';
 import { makePostgresFixture } from '../stores/fixtures.js';
@@ -44,18 +46,20 @@ describe('doctor (PostgreSQL + RabbitMQ)', () => {
     await transport?.close();
     transport = undefined;
     await probe.close();
-    for (const q of queues.splice(0)) await ch.deleteQueue(q).catch(() => undefined);
+    for (const q of queues.splice(0)) {
+      await ch.deleteQueue(q).catch(() => undefined);
+      await ch.deleteQueue(parkingQueueName(q)).catch(() => undefined);
+    }
     await ch.deleteExchange(exchange).catch(() => undefined);
     await conn.close();
     await f.teardown();
   });
 
-  /** A durable quorum queue bound to every topic, as production consumers use. */
+  /** A durable quorum queue bound to every topic, declared as Surety declares it (with its parking queue). */
   async function quorumQueue(label: string): Promise<string> {
     const q = uniqueName(label);
-    await ch.assertQueue(q, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-    await ch.bindQueue(q, exchange, '#');
     queues.push(q);
+    await declareTopology(ch, { queues: [{ name: q }], bindings: [{ exchange, queue: q, pattern: '#' }] });
     return q;
   }
 
@@ -206,6 +210,69 @@ describe('doctor (PostgreSQL + RabbitMQ)', () => {
     });
     expect(brokerRetry.checks.some((c) => c.id === 'broker.delivery-limit')).toBe(false);
     expect(brokerRetry.checks.find((c) => c.id === 'broker.persistence')).toMatchObject({ level: 'warn' });
+  });
+
+  it("fails a delivery limit without a dead-letter exchange (messages dropped); Surety's parking passes", async () => {
+    const bare = uniqueName('limit_bare');
+    queues.push(bare);
+    await ch.assertQueue(bare, { durable: true, arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': 3 } });
+    const parked = uniqueName('limit_parked');
+    queues.push(parked);
+    transport = await createRabbitMqTransport({
+      url: testEnv.amqpUrl,
+      exchange,
+      topology: { queues: [{ name: parked, deliveryLimit: 3 }], bindings: [{ exchange, queue: parked, pattern: '#' }] },
+    });
+    await transport.waitUntilReady(10_000);
+    const consumer = new Consumer({ group: parked, store: f.store, transport, logger: silentLogger }).on(
+      'order.created',
+      async () => {},
+    );
+    await consumer.start();
+    const parking = parkingQueueName(parked);
+    try {
+      for (const retryStrategy of ['dead-letter-table', 'broker'] as const) {
+        const report = await runDoctor({
+          store: f.store,
+          probe,
+          knownQueues: [bare, parked],
+          facts: { retryStrategy },
+        });
+        const limits = report.checks.filter((c) => c.id === 'broker.delivery-limit');
+        expect(limits).toEqual([
+          {
+            id: 'broker.delivery-limit',
+            place: 'broker',
+            level: 'fail',
+            message: `${bare} gives up on a message after 3 deliveries and has no dead-letter exchange — a message past the limit (${retryStrategy === 'broker' ? 'a failing handler, ' : ''}a consumer crash loop, a long database outage) is dropped (a policy's dead-letter exchange is only visible through the management API)`,
+            facts: { queue: bare, deliveryLimit: 3, deadLetterExchange: null, retryStrategy },
+            nextStep: `let Surety declare ${bare} with dead-letter parking (its default): move its messages away, delete it, and start the consumer; or give it a dead-letter exchange`,
+          },
+        ]);
+        expect(report.verdict).toMatchObject({
+          place: 'broker',
+          level: 'fail',
+          message: `broker: ${limits[0]!.message}`,
+        });
+        expect(check(report, 'broker.dead-letter-parking')).toMatchObject({
+          level: 'ok',
+          message: `${parked} parks the messages it gives up on in ${parking} (1 consumer)`,
+          facts: { queue: parked, parkingQueue: parking, consumers: 1 },
+        });
+      }
+      await consumer.stop();
+      const undrained = await runDoctor({ store: f.store, probe, knownQueues: [parked] });
+      expect(check(undrained, 'broker.dead-letter-parking')).toMatchObject({
+        level: 'warn',
+        message: `${parking} has no consumer — messages ${parked} gives up on wait there (0 now) instead of reaching the dead-letter table`,
+      });
+      await ch.deleteQueue(parking);
+      const missing = await runDoctor({ store: f.store, probe, knownQueues: [parked] });
+      expect(check(missing, 'broker.dead-letter-parking')).toMatchObject({ level: 'warn', facts: { exists: false } });
+      expect(missing.checks.some((c) => c.id === 'broker.delivery-limit')).toBe(false);
+    } finally {
+      await consumer.stop();
+    }
   });
 });
 

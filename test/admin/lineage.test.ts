@@ -118,6 +118,7 @@ for (const [dialect, makeFixture] of Object.entries(storeFixtures)) {
           outcome: 'failed',
           error: expect.stringContaining('SURETY_PUBLISH_TIMEOUT'),
           actor: 'relay-lineage',
+          confirmedAt: null,
         },
       ]);
       expect(lineage.inbox).toEqual([{ group, recordedAt: expect.any(Number) }]);

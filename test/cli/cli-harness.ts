@@ -22,6 +22,8 @@ export interface CliFixture {
   readonly dbArgs: readonly string[];
   /** The same, as a config file's database entry. */
   readonly database: { readonly url: string; readonly schema?: string };
+  /** Lets a child process open this store (test/support/store-from-env.ts). */
+  readonly childEnv: Readonly<Record<string, string>>;
   teardown(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export const cliFixtures: Record<'sqlite' | 'postgres', () => Promise<CliFixture
       store: f.store as unknown as CliStore,
       dbArgs: ['--database', url],
       database: { url },
+      childEnv: f.childEnv,
       teardown: f.teardown,
     };
   },
@@ -43,6 +46,7 @@ export const cliFixtures: Record<'sqlite' | 'postgres', () => Promise<CliFixture
       store: f.store as unknown as CliStore,
       dbArgs: ['--database', testEnv.postgresUrl, '--schema', f.schema],
       database: { url: testEnv.postgresUrl, schema: f.schema },
+      childEnv: f.childEnv,
       teardown: f.teardown,
     };
   },

@@ -1,6 +1,17 @@
 import { userInfo } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cliFixtures, cliRunner, seed, snapshot, type CliFixture, type Seeded } from './cli-harness.js';
+import { exited, spawnTs } from '../support/spawn.js';
+import { waitFor } from '../support/wait.js';
+import {
+  addDeadLetter,
+  cliFixtures,
+  cliRunner,
+  runCli,
+  seed,
+  snapshot,
+  type CliFixture,
+  type Seeded,
+} from './cli-harness.js';
 
 describe.each(['sqlite', 'postgres'] as const)('surety dlq (%s)', (db) => {
   let f: CliFixture;
@@ -124,6 +135,51 @@ describe.each(['sqlite', 'postgres'] as const)('surety dlq (%s)', (db) => {
     expect(none.out).toMatch(/^job \d+ \(dlq\.replay\) done: nothing matched, no row changed$/m);
     const jobs = await f.store.listJobs({ limit: 1 });
     expect(jobs.items[0]).toMatchObject({ status: 'done', total: 0, owner: null });
+  });
+
+  it("shows a killed replayer's rows as pending once its lease has ended, and replays and ignores them", async () => {
+    const group = 'orphans';
+    const due = (key: string) =>
+      addDeadLetter(f.store, { group, type: 'order.created', key, error: 'timeout', now: Date.now() - 120_000 });
+    const [one, two, bulk] = [await due('one'), await due('two'), await due('bulk')];
+    const child = spawnTs('support/replayer-process.ts', {
+      ...f.childEnv,
+      SURETY_GROUP: group,
+      SURETY_LEASE_MS: '1000',
+    });
+    const end = await exited(child);
+    expect(end.signal, end.stderr).toBe('SIGKILL');
+    // As stored: at time 0 no lease had ended yet.
+    const held = (await f.store.getDeadLetterById(one, 0))!;
+    expect(held.status).toBe('replaying');
+    await waitFor("the dead replayer's lease to end", () => Date.now() >= held.leaseUntil!);
+
+    const listed = (status: string) =>
+      json('list', '--group', group, '--status', status).then((p) => p.items.map((r: { id: number }) => r.id));
+    expect(await listed('pending')).toEqual([bulk, two, one]);
+    expect(await listed('replaying')).toEqual([]);
+    const shown = await dlq('show', String(one));
+    expect(shown.out).toMatch(/^status:\s+pending$/m);
+    expect(shown.out).toMatch(new RegExp(`^claim:\\s+${held.claimedBy}, lease ended \\S+$`, 'm'));
+    const doctor = await runCli(['doctor', ...f.dbArgs]);
+    expect(doctor.out).toContain(`no replayer is running for ${group}: 3 dead letters a replayer left when it died`);
+
+    expect(await dlq('replay', String(one), '--reason', 'replayer died')).toMatchObject({ code: 0 });
+    expect(await dlq('ignore', String(two), '--reason', 'obsolete')).toMatchObject({ code: 0 });
+    const job = await json('replay', '--all-matching', '--group', group, '--status', 'pending', '--rate', '1000');
+    expect(job).toMatchObject({ total: 2, changed: 2 }); // one, made due again, and bulk
+    expect((await f.store.getDeadLetterById(two))!.status).toBe('ignored');
+    for (const id of [one, bulk])
+      expect(await f.store.getDeadLetterById(id)).toMatchObject({ status: 'pending', claimedBy: null });
+
+    // A live replayer's row is still refused.
+    const live = await addDeadLetter(f.store, { group: 'alive', type: 'order.created', key: 'l', error: 'x', now: 0 });
+    await f.store.claimDue({ owner: 'alive', group: 'alive', now: Date.now(), limit: 1, leaseMs: 600_000 });
+    const refused = await dlq('replay', String(live));
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain(
+      `dead letter ${live} is replaying; only pending, dead or ignored rows can be replayed`,
+    );
   });
 
   it('refuses malformed input with a specific message and exit code 2, changing nothing', async () => {

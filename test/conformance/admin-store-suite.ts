@@ -9,10 +9,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobRunnerStore } from '../../src/admin/jobs/job-runner.js';
+import { failureRecord } from '../../src/consumer/batch-processor.js';
 import type { AdminStore, DeadLetterEventKind, Page } from '../../src/ports/admin-store.js';
 import type { DeadLetterRow, FailureRecord, RetryDecision } from '../../src/ports/consumer-store.js';
 import type { NewOutboxRow, OutboxRow } from '../../src/ports/outbox-store.js';
+import { wire } from '../support/consumer-env.js';
 import { newRow } from '../support/rows.js';
+import { exited, spawnTs } from '../support/spawn.js';
 import { waitFor } from '../support/wait.js';
 import { failure } from './consumer-store-suite.js';
 import type { StoreFixture } from './outbox-store-suite.js';
@@ -22,6 +25,8 @@ export interface AdminStoreFixture extends StoreFixture {
 }
 
 const MIN = 60_000;
+/** A lease that outlives every test's clock, the real one included: a replayer that is alive. */
+const LIVE_LEASE_MS = 100 * 365 * 86_400_000;
 const retryAt =
   (nextRetryAt: number): ((attempts: number) => RetryDecision) =>
   () => ({ status: 'pending', nextRetryAt });
@@ -69,7 +74,7 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
       await store.transaction((tx) => store.recordDeliveryFailure(tx, record, decide));
       return (await store.getDeadLetter(record.messageId, record.group))!;
     };
-    /** A row in `status`, alone in a group of its own so claims touch only it. */
+    /** A row in `status`, alone in a group of its own so claims touch only it; `replaying` under a live lease. */
     const inState = async (status: DeadLetterRow['status']): Promise<DeadLetterRow> => {
       const group = `g-${randomUUID().slice(0, 8)}`;
       if (status === 'pending') return seed({ group });
@@ -80,11 +85,12 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
         return row;
       }
       const row = await seed({ group }, retryAt(1_000));
-      await store.claimDue({ owner: 'replayer', group, now: 5_000, limit: 10, leaseMs: 10_000 });
+      await store.claimDue({ owner: 'replayer', group, now: 5_000, limit: 10, leaseMs: LIVE_LEASE_MS });
       if (status === 'resolved') await store.markResolved(row.id, 'replayer', 6_000);
       return row;
     };
-    const byId = async (row: DeadLetterRow) => (await store.getDeadLetterById(row.id))!;
+    /** The row with its status as of `now` (default: the current time). */
+    const byId = async (row: DeadLetterRow, now?: number) => (await store.getDeadLetterById(row.id, now))!;
     const events = async (row: DeadLetterRow) => {
       const lineage = await store.lineage(row.messageId);
       return lineage!.deadLetters.find((d) => d.id === row.id)!.history;
@@ -104,13 +110,16 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
 
     it('migrates idempotently, also concurrently, and reruns the admin migration over what it left', async () => {
       await Promise.all([store.migrate(), store.migrate()]);
+      const applied = async () =>
+        (await store.transaction((tx) => tx.query(`SELECT id FROM ${store.tables.migrations} ORDER BY id`))).rows.map(
+          (r) => Number(r.id),
+        );
+      const all = await applied();
+      expect(all).toEqual(all.map((_, i) => i + 1)); // each once, in order
       // A migrator that died after creating the admin tables and indexes (and later ones), before recording them.
       await store.transaction((tx) => tx.query(`DELETE FROM ${store.tables.migrations} WHERE id >= 3`));
       await Promise.all([store.migrate(), store.migrate()]);
-      const { rows } = await store.transaction((tx) =>
-        tx.query(`SELECT id FROM ${store.tables.migrations} ORDER BY id`),
-      );
-      expect(rows.map((r) => Number(r.id))).toEqual([1, 2, 3, 4, 5]);
+      expect(await applied()).toEqual(all);
       expect(await store.relays()).toEqual([]);
     });
 
@@ -247,8 +256,8 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
         }),
       ).toBe(true);
       expect(await attemptsOf(row.messageId)).toEqual([
-        { at: 11_000, attempt: 1, outcome: 'failed', error: 'nacked', actor: 'relay-1' },
-        { at: 13_000, attempt: 2, outcome: 'dead', error: 'nacked', actor: 'relay-2' },
+        { at: 11_000, attempt: 1, outcome: 'failed', error: 'nacked', actor: 'relay-1', confirmedAt: null },
+        { at: 13_000, attempt: 2, outcome: 'dead', error: 'nacked', actor: 'relay-2', confirmedAt: null },
       ]);
     });
 
@@ -290,7 +299,9 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
       const group = 'batch';
       const rows = await Promise.all([1, 2, 3].map(() => seed({ group }, retryAt(1_000))));
       await store.claimDue({ owner: 'r1', group, now: 2_000, limit: 2, leaseMs: 1_000 });
-      const held = (await Promise.all(rows.map(byId))).filter((r) => r.status === 'replaying').map((r) => r.id);
+      const held = (await Promise.all(rows.map((r) => byId(r, 2_000))))
+        .filter((r) => r.status === 'replaying')
+        .map((r) => r.id);
       expect(await store.markResolvedMany([...rows.map((r) => r.id), 999_999], 'r1', 3_000)).toBe(2);
       for (const row of rows) {
         expect(await kinds(row)).toEqual(held.includes(row.id) ? ['failed', 'resolved'] : ['failed']);
@@ -382,6 +393,8 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
       const inFlight = await add(newRow());
       await claimRow(inFlight, 'relay-9', 10_000_000);
       for (const row of [pending, wasSent, wasDead, inFlight]) {
+        const sentAt = (await store.get(row.messageId))!.sentAt;
+        expect(sentAt === null).toBe(row !== wasSent);
         expect(await store.resendOutbox(row.messageId, ctx(80_000, 'carol'))).toBe(true);
         expect(await store.get(row.messageId)).toMatchObject({
           messageId: row.messageId,
@@ -397,6 +410,8 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
           outcome: 'resent',
           error: null,
           actor: 'carol',
+          // The confirm the resend replaces stays in the history.
+          confirmedAt: sentAt,
         });
       }
       // Due at once for any relay, the one in flight included.
@@ -437,7 +452,7 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
         sentAt: 3_500,
       });
       expect(lineage.outbox!.history).toEqual([
-        { at: 2_500, attempt: 1, outcome: 'failed', error: 'nacked', actor: 'relay-1' },
+        { at: 2_500, attempt: 1, outcome: 'failed', error: 'nacked', actor: 'relay-1', confirmedAt: null },
       ]);
       expect(lineage.inbox).toEqual([
         { group: 'billing', recordedAt: 4_000 },
@@ -482,6 +497,7 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
       await seed({ type: 'order.paid', group: 'billing', error: 'Bad total' });
       const expiring = await seed({ group: 'lease' }, retryAt(1_000));
       await store.claimDue({ owner: 'gone', group: 'lease', now: 1_000, limit: 1, leaseMs: 1_000 });
+      const live = await inState('replaying');
       await inState('resolved');
       await store.recordHeartbeat({
         relayId: 'relay-a',
@@ -494,8 +510,13 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
 
       const o = await store.overview(now);
       expect(o.outbox).toEqual({ pending: 2, sent: 4, dead: 1, oldestPendingAt: 100 });
-      expect(o.deadLetters).toEqual({ pending: 2, replaying: 1, resolved: 1, ignored: 0, dead: 1 });
+      // The row whose lease ran out (its replayer died) counts as pending; the live one as replaying.
+      expect(o.deadLetters).toEqual({ pending: 3, replaying: 1, resolved: 1, ignored: 0, dead: 1 });
       expect(o.expiredLeases).toBe(1);
+      expect(o.dueRetries).toEqual([
+        { group: 'lease', count: 1, expiredLeases: 1, oldestDueAt: 2_000 },
+        { group: 'billing', count: 2, expiredLeases: 0, oldestDueAt: 1_000_000 },
+      ]);
       expect(o.inboxSize).toBe(4);
       expect(o.inboxSizeExact).toBe(true);
       expect(o.throughput).toHaveLength(60);
@@ -509,6 +530,7 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
       ]);
       expect(o.deadLetterGroups).toEqual([
         { type: 'order.created', group: 'billing', error: 'Timeout after 5 s', count: 2, oldestAt: 200 },
+        { type: 'order.created', group: live.group, error: 'handler failed', count: 1, oldestAt: live.createdAt },
         { type: 'order.created', group: 'lease', error: 'handler failed', count: 1, oldestAt: expiring.createdAt },
         { type: 'order.paid', group: 'billing', error: 'Bad total', count: 1, oldestAt: 1_000 },
       ]);
@@ -911,6 +933,113 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
         });
       }
       expect(await store.get(kept.messageId)).toMatchObject({ status: 'sent' });
+    });
+
+    // ---- a replayer that died ----------------------------------------------------------------------
+
+    /** A dead letter a replayer can run (a real envelope), due long ago. */
+    const replayable = async (group: string, key: string) => {
+      const message = wire({ type: 'order.created', key, payload: { key } });
+      const record = failureRecord({ message, topic: 'orders', replay: false }, group, 'downstream down', false, 1_000);
+      await store.transaction((tx) => store.recordDeliveryFailure(tx, record, retryAt(1_000)));
+      return (await store.getDeadLetter(record.messageId, group))!;
+    };
+
+    it("reads a killed replayer's rows as pending once its lease ends, and lets every action take them", async () => {
+      const group = `g-${randomUUID().slice(0, 8)}`;
+      const keys = ['one', 'two', 'three', 'bulk-replay', 'bulk-replay', 'bulk-ignore'];
+      const rows: DeadLetterRow[] = [];
+      for (const key of keys) rows.push(await replayable(group, key));
+      const [one, two, three] = rows as [DeadLetterRow, DeadLetterRow, DeadLetterRow];
+      // A replayer claims all six and is SIGKILLed replaying the first; no replayer is left.
+      const child = spawnTs('support/replayer-process.ts', {
+        ...f.childEnv,
+        SURETY_GROUP: group,
+        SURETY_LEASE_MS: '60000',
+      });
+      const end = await exited(child);
+      expect(end.signal, end.stderr).toBe('SIGKILL');
+      const stored = async (r: DeadLetterRow) => (await store.getDeadLetter(r.messageId, group))!;
+      const held = await Promise.all(rows.map(stored));
+      const owner = held[0]!.claimedBy!;
+      const leaseEnd = held[0]!.leaseUntil!;
+      expect(held.map((r) => [r.status, r.claimedBy, r.leaseUntil])).toEqual(
+        rows.map(() => ['replaying', owner, leaseEnd]),
+      );
+
+      const newestFirst = rows.map((r) => r.id).reverse();
+      const ids = async (filter: Parameters<AdminStore['listDeadLetters']>[0], now: number) =>
+        (await store.listDeadLetters({ group, ...filter }, { limit: 50 }, now)).items.map((r) => r.id);
+
+      // Under the lease its claim holds: replaying to every reader, refused by every action.
+      const during = leaseEnd - 1;
+      expect(await ids({ status: ['replaying'] }, during)).toEqual(newestFirst);
+      expect(await ids({ status: ['pending', 'dead'] }, during)).toEqual([]);
+      expect((await store.overview(during)).deadLetters).toMatchObject({ pending: 0, replaying: 6 });
+      expect(await store.requestReplay(one.id, ctx(during))).toBe(false);
+      expect(await store.ignoreDeadLetter(one.id, 'no', ctx(during))).toBe(false);
+      expect(await store.editDeadLetter(one.id, '{}', ctx(during))).toBe(false);
+      expect(await newJob({ filter: { group }, now: during })).toMatchObject({ total: 0, status: 'done' });
+
+      // Once it has ended: pending, due since then, with the expired claim kept for the record.
+      const after = leaseEnd;
+      expect(await ids({}, after)).toEqual(newestFirst);
+      expect(await ids({ status: ['pending'] }, after)).toEqual(newestFirst);
+      expect(await ids({ status: ['pending', 'dead'] }, after)).toEqual(newestFirst);
+      expect(await ids({ status: ['replaying'] }, after)).toEqual([]);
+      expect(await ids({ status: ['replaying', 'dead'] }, after)).toEqual([]);
+      expect(await ids({ status: ['pending', 'replaying'] }, after)).toEqual(newestFirst);
+      const read = { status: 'pending', nextRetryAt: leaseEnd, claimedBy: owner, leaseUntil: leaseEnd };
+      expect(await byId(one, after)).toMatchObject(read);
+      expect((await store.lineage(one.messageId, after))!.deadLetters).toEqual([expect.objectContaining(read)]);
+      const o = await store.overview(after);
+      expect(o.deadLetters).toMatchObject({ pending: 6, replaying: 0 });
+      expect(o.expiredLeases).toBe(6);
+      expect(o.dueRetries).toEqual([{ group, count: 6, expiredLeases: 6, oldestDueAt: leaseEnd }]);
+
+      // Every operator action takes them, one by one or in bulk, and releases the dead claim.
+      expect(await store.requestReplay(one.id, ctx(after))).toBe(true);
+      expect(await store.ignoreDeadLetter(two.id, 'obsolete', ctx(after))).toBe(true);
+      expect(await store.editDeadLetter(three.id, '{"total":1}', ctx(after))).toBe(true);
+      const bulkReplay = await newJob({ filter: { group, key: 'bulk-replay' }, now: after });
+      const bulkIgnore = await newJob({
+        kind: 'dlq.ignore',
+        filter: { group, key: 'bulk-ignore' },
+        reason: 'x',
+        now: after,
+      });
+      expect([bulkReplay.total, bulkIgnore.total]).toEqual([2, 1]);
+      for (const job of [bulkReplay, bulkIgnore]) {
+        expect(await store.claimJob('runner', after, 60_000, job.id)).toMatchObject({ id: job.id });
+        expect(await store.runJobBatch(job.id, 'runner', 10, after, 60_000)).toMatchObject({
+          status: 'done',
+          changed: job.total,
+        });
+      }
+      const released = { claimedBy: null, leaseUntil: null };
+      for (const r of [one, rows[3]!, rows[4]!]) {
+        expect(await stored(r)).toMatchObject({ status: 'pending', nextRetryAt: after, ...released });
+        expect((await kinds(r)).at(-1)).toBe('replay_requested');
+      }
+      for (const r of [two, rows[5]!]) expect(await stored(r)).toMatchObject({ status: 'ignored', ...released });
+      expect(await stored(three)).toMatchObject({ status: 'pending', body: '{"total":1}', ...released });
+      expect(await kinds(three)).toEqual(['failed', 'edited']);
+      // Had the replayer only been slow, it could no longer settle a row an operator took.
+      expect(
+        await store.markResolvedMany(
+          rows.map((r) => r.id),
+          owner,
+          after,
+        ),
+      ).toBe(0);
+
+      // A row under a live lease is still refused, one by one and in bulk.
+      const live = await inState('replaying');
+      expect(await store.requestReplay(live.id, ctx(after))).toBe(false);
+      expect(await store.ignoreDeadLetter(live.id, 'no', ctx(after))).toBe(false);
+      expect(await store.editDeadLetter(live.id, '{}', ctx(after))).toBe(false);
+      expect(await newJob({ filter: { group: live.group }, now: after })).toMatchObject({ total: 0 });
+      expect(await byId(live, after)).toMatchObject({ status: 'replaying', claimedBy: 'replayer' });
     });
   });
 }

@@ -1,5 +1,5 @@
 /**
- * Consumer store conformance suite (inbox and dead letters). Every database adapter runs it:
+ * Consumer store conformance suite (inbox, dead letters and version guards). Every database adapter runs it:
  *
  *   runConsumerStoreConformance('postgres', async () => ({ ...(await makePostgresFixture()), ...plan }));
  *
@@ -9,8 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeadLetterRow, FailureRecord, RetryDecision } from '../../src/ports/consumer-store.js';
+import type { SqlExecutor } from '../../src/ports/sql-executor.js';
 import type { StoreFixture } from './outbox-store-suite.js';
 import { newRow } from '../support/rows.js';
+import { versionGuardCases } from './version-guard-cases.js';
 
 export interface ConsumerStoreFixture extends StoreFixture {
   /** The plan of the dead-letter claim as text, after the fixture made statistics misleading. */
@@ -128,6 +130,8 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
     it('migrates idempotently, also concurrently, and adds the consumer tables to an older schema', async () => {
       await Promise.all([f.store.migrate(), f.store.migrate()]);
       await f.store.migrate();
+      const all = await appliedMigrations(f.store);
+      expect(all).toEqual(all.map((_, i) => i + 1)); // each once, in order
       expect(await f.store.countDeadLetters()).toEqual(zeros);
       // Back to the schema of version 1, holding an outbox row, as a store migrated before this release.
       const kept = newRow();
@@ -140,8 +144,7 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
         await tx.query(`DELETE FROM ${t.migrations} WHERE id >= 2`);
       });
       await Promise.all([f.store.migrate(), f.store.migrate()]);
-      const { rows } = await f.store.transaction((tx) => tx.query(`SELECT id FROM ${t.migrations} ORDER BY id`));
-      expect(rows.map((r) => Number(r.id))).toEqual([1, 2, 3, 4, 5]);
+      expect(await appliedMigrations(f.store)).toEqual(all);
       expect(await f.store.get(kept.messageId)).toBeDefined();
       expect(await f.store.countDeadLetters()).toEqual(zeros);
       expect(await f.store.transaction((tx) => f.store.recordInbox(tx, randomUUID(), GROUP, 1))).toBe(true);
@@ -383,8 +386,8 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       const pending = await seedOne({}, retryAt(1_000_000));
       const deadRow = await seedOne({}, dead);
       const replaying = await seedOne();
-      await claim('r1');
-      expect(await f.store.ignore(replaying.id, 'no', 20_000)).toBe(false);
+      await claim('r1'); // leased until 15_000
+      expect(await f.store.ignore(replaying.id, 'no', 12_000)).toBe(false); // a live replayer holds it
       expect(await f.store.ignore(pending.id, 'duplicate order', 20_000)).toBe(true);
       expect(await f.store.ignore(pending.id, 'again', 20_001)).toBe(false);
       expect(await f.store.ignore(deadRow.id, 'obsolete', 20_002)).toBe(true);
@@ -527,5 +530,16 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       for (const index of f.deadLetterClaimIndexes) expect(plan).toContain(index);
       expect(plan).not.toMatch(/Seq Scan|SCAN [a-z0-9_"]*dead_letters"?(?! USING)|type: ALL|\bALL\b.*dead_letters/i);
     });
+
+    versionGuardCases(() => f);
   });
+}
+
+/** The ids of the migrations recorded as applied, in order. */
+async function appliedMigrations(store: {
+  tables: { migrations: string };
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+}): Promise<number[]> {
+  const { rows } = await store.transaction((tx) => tx.query(`SELECT id FROM ${store.tables.migrations} ORDER BY id`));
+  return rows.map((r) => Number(r.id));
 }

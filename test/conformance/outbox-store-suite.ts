@@ -31,6 +31,8 @@ export interface StoreFixture {
   readonly claimIndex: string;
   /** Whether two transactions can be open at once (SQLite allows one writer). */
   readonly concurrentWriters: boolean;
+  /** Environment that lets a child process open this same store (test/support/store-from-env.ts). */
+  readonly childEnv: Readonly<Record<string, string>>;
   teardown(): Promise<void>;
 }
 
@@ -266,6 +268,29 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       expect(await f.store.get(b.messageId)).toMatchObject({ status: 'dead', attempts: 2 });
       expect(await claimAll(10_000_000)).toEqual([]);
       expect(await f.store.stats()).toMatchObject({ pending: 0, sent: 1, dead: 1 });
+    });
+
+    it('records an uncharged failure as a reschedule only: attempts and history untouched, for the claim owner', async () => {
+      const a = newRow();
+      await add(a);
+      const [r] = await claimAll(10_000);
+      const charged = { seq: r!.seq, owner: 'r1', attempts: 1, nextAttemptAt: 20_000, dead: false, error: 'nacked' };
+      expect(await f.store.recordFailure(charged)).toBe(true);
+      const [again] = await claimAll(20_000);
+      const lost = { ...charged, seq: again!.seq, nextAttemptAt: 30_000, error: 'SURETY_CONNECTION_LOST: gone' };
+      expect(await f.store.recordFailure({ ...lost, owner: 'someone-else', charged: false })).toBe(false);
+      expect(await f.store.recordFailure({ ...lost, charged: false })).toBe(true);
+      expect(await f.store.get(a.messageId)).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        nextAttemptAt: 30_000,
+        claimedBy: null,
+        lastError: 'SURETY_CONNECTION_LOST: gone',
+      });
+      const history = (await f.store.lineage(a.messageId))?.outbox?.history ?? [];
+      expect(history.map((h) => [h.attempt, h.outcome, h.error])).toEqual([[1, 'failed', 'nacked']]);
+      expect(await claimAll(29_999)).toEqual([]);
+      expect((await claimAll(30_000)).map((x) => x.messageId)).toEqual([a.messageId]);
     });
 
     it('releases claims so rows are due at once', async () => {

@@ -7,7 +7,7 @@ import { Consumer } from '../../src/consumer/consumer.js';
 import type { ConsumerStore } from '../../src/ports/consumer-store.js';
 import type { Transport } from '../../src/ports/transport.js';
 import { createEmbeddedTransport } from '../../src/transports/embedded/index.js';
-import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
+import { createRabbitMqTransport, declareTopology, parkingQueueName } from '../../src/transports/rabbitmq/index.js';
 import { makePostgresFixture } from '../stores/fixtures.js';
 import { effectsTable, wire } from '../support/consumer-env.js';
 import { testEnv, uniqueName } from '../support/env.js';
@@ -39,9 +39,11 @@ for (const broker of ['rabbitmq', 'embedded'] as const) {
         const amqp = (await import('amqplib')).default;
         const conn = await amqp.connect(testEnv.amqpUrl);
         const ch = await conn.createChannel();
-        await ch.assertExchange(exchange, 'topic', { durable: true });
-        await ch.assertQueue(group, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-        await ch.bindQueue(group, exchange, '#');
+        await declareTopology(ch, {
+          exchanges: [{ name: exchange }],
+          queues: [{ name: group }],
+          bindings: [{ exchange, queue: group, pattern: '#' }],
+        });
         await conn.close();
       }
     });
@@ -52,6 +54,7 @@ for (const broker of ['rabbitmq', 'embedded'] as const) {
         const conn = await amqp.connect(testEnv.amqpUrl);
         const ch = await conn.createChannel();
         await ch.deleteQueue(group);
+        await ch.deleteQueue(parkingQueueName(group));
         await ch.deleteExchange(exchange);
         await conn.close();
       }

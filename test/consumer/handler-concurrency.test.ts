@@ -74,6 +74,26 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
       });
     });
 
+    it('runs handlers of one ordering key one after another, in order, whatever their business keys', async () => {
+      await withStore(`hc_ordkey_${dialect}`, async (store, effects) => {
+        const log: string[] = [];
+        const consumer = consumerOn(store, 4).on('order.created', async (p: { n: number }, { tx, envelope }) => {
+          log.push(`start ${p.n}`);
+          await new Promise((resolve) => setImmediate(resolve)); // still running a turn later
+          await effects.insert(tx, envelope.id, 'g', envelope.orderingKey);
+          log.push(`end ${p.n}`);
+        });
+        // Three events of one customer, each with a business key of its own (the default: its id).
+        const messages = [1, 2, 3].map((n) =>
+          wire({ type: 'order.created', orderingKey: 'customer-1', payload: { n } }),
+        );
+        const outcomes = await consumer.processor.process(items(messages));
+        expect(outcomes.map((o) => o.kind)).toEqual(['handled', 'handled', 'handled']);
+        expect(log).toEqual(['start 1', 'end 1', 'start 2', 'end 2', 'start 3', 'end 3']);
+        expect((await effects.rows()).map((r) => r.note)).toEqual(['customer-1', 'customer-1', 'customer-1']);
+      });
+    });
+
     it('with perKeySerial false, runs handlers of one key at once too', async () => {
       await withStore(`hc_nokey_${dialect}`, async (store, effects) => {
         const secondStarted = signal();

@@ -406,7 +406,9 @@ for (const [name, makeFixture, mode] of variants) {
       const queue = await probe.bindQueue('order.*');
       const outbox = new Outbox({ store: f.store, ordered: true });
       const before = await started(relay({ outbox, ordered: true }));
-      const added = await outbox.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: {} }));
+      const added = await outbox.transaction((tx) =>
+        outbox.add(tx, { type: 'order.created', orderingKey: 'order-1', payload: {} }),
+      );
       expect(await probe.collect(queue, 1, 10_000)).toEqual([added.messageId]);
       expect(claims).toBeGreaterThan(before);
     });

@@ -22,6 +22,7 @@ export async function makePostgresFixture(
     schema,
     concurrentWriters: true,
     claimIndex: 'surety_outbox_due',
+    childEnv: { SURETY_STORE: 'postgres', SURETY_PG_URL: testEnv.postgresUrl, SURETY_PG_SCHEMA: schema },
     async begin() {
       const client = await pool.connect();
       await client.query('BEGIN');

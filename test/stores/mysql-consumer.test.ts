@@ -1,3 +1,5 @@
+import mysql from 'mysql2/promise';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   deadLetterIndexNames,
   deleteEvents,
@@ -7,7 +9,11 @@ import {
   selectSettled,
   settledIndexName,
 } from '../../src/stores/mysql/dead-letter-sql.js';
+import { mysqlExecutor } from '../../src/stores/mysql/executor.js';
+import { createMysqlOutboxStore } from '../../src/stores/mysql/index.js';
 import { runConsumerStoreConformance } from '../conformance/consumer-store-suite.js';
+import { testEnv } from '../support/env.js';
+import { blockedOnLock, sessionId } from '../support/lock-waits.js';
 import { makeMysqlFixture } from './mysql-fixture.js';
 
 runConsumerStoreConformance('mysql', async () => {
@@ -47,4 +53,52 @@ runConsumerStoreConformance('mysql', async () => {
       ]);
     },
   };
+});
+
+describe('mysql consumer store specifics', () => {
+  let f: Awaited<ReturnType<typeof makeMysqlFixture>>;
+  beforeEach(async () => {
+    f = await makeMysqlFixture('mysql_guards');
+  });
+  afterEach(async () => {
+    await f.teardown();
+  });
+  const guard = { group: 'billing', scope: 'customers', key: 'cust-1' };
+
+  it('makes a concurrent first raise wait and compare with what committed in READ COMMITTED too', async () => {
+    // The suite runs the session default, REPEATABLE READ.
+    const begin = async () => {
+      const conn = await f.pool.getConnection();
+      await conn.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
+      await conn.query('START TRANSACTION');
+      return conn;
+    };
+    const first = await begin();
+    const second = await begin();
+    try {
+      expect(await f.store.raiseVersion(mysqlExecutor(first), guard, 2)).toBe(true);
+      const id = await sessionId('mysql', mysqlExecutor(second));
+      const pending = f.store.raiseVersion(mysqlExecutor(second), guard, 1);
+      await blockedOnLock(f.store, id);
+      await first.query('COMMIT');
+      expect(await pending).toBe(false);
+      await second.query('COMMIT');
+    } finally {
+      first.release();
+      second.release();
+    }
+    expect(await f.store.guardedVersion(guard)).toBe(2);
+  });
+
+  it('tells raised from untouched on a pool without the FOUND_ROWS flag as with it', async () => {
+    const pool = mysql.createPool({ uri: testEnv.mysqlUrl, connectionLimit: 2, flags: ['-FOUND_ROWS'] });
+    try {
+      const store = await createMysqlOutboxStore({ pool, tablePrefix: f.prefix });
+      const raise = (version: number) => store.transaction((tx) => store.raiseVersion(tx, guard, version));
+      expect([await raise(2), await raise(2), await raise(1), await raise(3)]).toEqual([true, false, false, true]);
+      expect(await store.guardedVersion(guard)).toBe(3);
+    } finally {
+      await pool.end();
+    }
+  });
 });

@@ -20,6 +20,7 @@ export async function makeMysqlFixture(
     prefix,
     concurrentWriters: true,
     claimIndex: indexNames(prefix).due,
+    childEnv: { SURETY_STORE: 'mysql', SURETY_MYSQL_URL: testEnv.mysqlUrl, SURETY_MYSQL_PREFIX: prefix },
     async begin() {
       const conn = await pool.getConnection();
       await conn.beginTransaction();

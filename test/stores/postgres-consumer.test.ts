@@ -5,6 +5,7 @@ import { pgExecutor, statementName } from '../../src/stores/postgres/executor.js
 import { insertInbox } from '../../src/stores/postgres/inbox-sql.js';
 import { CLAIM_PLAN_SETTINGS } from '../../src/stores/postgres/outbox-sql.js';
 import { runConsumerStoreConformance } from '../conformance/consumer-store-suite.js';
+import { blockedOnLock } from '../support/lock-waits.js';
 import { makePostgresFixture } from './fixtures.js';
 
 runConsumerStoreConformance('postgres', async () => {
@@ -52,5 +53,30 @@ describe('postgres consumer store specifics', () => {
     } finally {
       client.release();
     }
+  });
+
+  it('fails, never passes, a raise in REPEATABLE READ behind a concurrent first raise', async () => {
+    const guard = { group: 'billing', scope: 'customers', key: 'cust-1' };
+    const first = await f.pool.connect();
+    const second = await f.pool.connect();
+    try {
+      await first.query('BEGIN');
+      expect(await f.store.raiseVersion(pgExecutor(first), guard, 2)).toBe(true);
+      // The snapshot is taken before the first commits, so the committed guard is not in it.
+      await second.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      const { rows } = await second.query('SELECT pg_backend_pid() AS pid');
+      const pending = f.store.raiseVersion(pgExecutor(second), guard, 1).then(
+        () => 'passed',
+        (err: { code?: string }) => err.code,
+      );
+      await blockedOnLock(f.store, Number(rows[0].pid));
+      await first.query('COMMIT');
+      expect(await pending).toBe('40001'); // could not serialize access due to concurrent update
+      await second.query('ROLLBACK');
+    } finally {
+      first.release();
+      second.release();
+    }
+    expect(await f.store.guardedVersion(guard)).toBe(2);
   });
 });

@@ -91,6 +91,45 @@ describe('PostgreSQL locked claims', () => {
     expect(ids(await lock(30_000))).toEqual([untouched.messageId]);
   });
 
+  it('settles an uncharged failure as a reschedule only, and not once another relay charged the row meanwhile', async () => {
+    const [lost, taken] = [await add(newRow()), await add(newRow())];
+    const batch = await lock();
+    const seq = (id: string) => batch.rows.find((r) => r.messageId === id)!.seq;
+    // The batch's connection dies; another relay claims both rows and charges `taken` an attempt.
+    await f.pool.query('SELECT pg_terminate_backend($1)', [await holderPid()]);
+    let other: LockedBatch | undefined;
+    await waitFor('the rows to be claimable again', async () => {
+      other = await lock();
+      if (other.rows.length === 2) return true;
+      await other.release();
+      return false;
+    });
+    const nacked = { owner: 'r2', attempts: 1, nextAttemptAt: 50_000, dead: false, error: 'nacked' };
+    await other!.settle([], [{ ...nacked, seq: seq(taken.messageId) }], 20_000);
+    // The first batch settles late, in a fresh transaction: its uncharged failures start from attempts 0.
+    const uncharged = { owner: 'r1', attempts: 0, nextAttemptAt: 40_000, dead: false, charged: false };
+    const error = 'SURETY_CONNECTION_LOST: gone';
+    const recorded = await batch.settle(
+      [],
+      [lost, taken].map((r) => ({ ...uncharged, error, seq: seq(r.messageId) })),
+      30_000,
+    );
+    expect(recorded).toEqual([seq(lost.messageId)]);
+    expect(await f.store.get(lost.messageId)).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: 40_000,
+      lastError: error,
+    });
+    expect(await f.store.get(taken.messageId)).toMatchObject({
+      attempts: 1,
+      nextAttemptAt: 50_000,
+      lastError: 'nacked',
+    });
+    const history = await f.pool.query(`SELECT message_id FROM ${f.store.tables.outboxAttempts}`);
+    expect(history.rows).toEqual([{ message_id: taken.messageId }]);
+  });
+
   it('frees the rows at once when the claiming connection dies; a late settle still marks them, in a fresh transaction', async () => {
     const a = await add(newRow());
     const b = await add(newRow());

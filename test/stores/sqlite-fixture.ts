@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
 import { createSqliteOutboxStore, sqliteTransaction, type SqliteOutboxStore } from '../../src/stores/sqlite/index.js';
-import { claimOutbox, indexNames } from '../../src/stores/sqlite/outbox-sql.js';
+import { claimRow, indexNames, selectClaimable } from '../../src/stores/sqlite/outbox-sql.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { uniqueName } from '../support/env.js';
 
@@ -23,6 +23,7 @@ export async function makeSqliteFixture(
     // late-commit test (two transactions committing out of order) cannot happen on SQLite.
     concurrentWriters: false,
     claimIndex: indexNames(PREFIX).due,
+    childEnv: { SURETY_STORE: 'sqlite', SURETY_SQLITE_PATH: path, SURETY_SQLITE_PREFIX: PREFIX },
     // The transaction an application holds open across awaits on the store's own Database.
     async begin() {
       let decide!: (commit: boolean) => void;
@@ -52,10 +53,12 @@ export async function makeSqliteFixture(
     async claimPlan(ordered) {
       // Statistics of an all-pending table make the partial index look useless; INDEXED BY must hold regardless.
       store.db.exec('ANALYZE');
-      const rows = store.db
-        .prepare(`EXPLAIN QUERY PLAN ${claimOutbox(store.tables, PREFIX, ordered)}`)
-        .all(20_000, 'x', 10_000, 500);
-      return (rows as { detail: string }[]).map((r) => r.detail).join('\n');
+      const plan = (text: string, values: unknown[]) =>
+        (store.db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...values) as { detail: string }[]).map((r) => r.detail);
+      return [
+        ...plan(selectClaimable(store.tables, PREFIX, ordered), [10_000, 500]),
+        ...plan(claimRow(store.tables), [20_000, 'x', 1]),
+      ].join('\n');
     },
     async teardown() {
       await store.close();

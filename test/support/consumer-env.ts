@@ -7,7 +7,7 @@ import type { ConsumerStore } from '../../src/ports/consumer-store.js';
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
 import type { Transport } from '../../src/ports/transport.js';
 import { createEmbeddedTransport } from '../../src/transports/embedded/index.js';
-import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
+import { createRabbitMqTransport, declareTopology, parkingQueueName } from '../../src/transports/rabbitmq/index.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { testEnv, uniqueName } from './env.js';
 
@@ -34,9 +34,12 @@ export const transportFactories: Record<'rabbitmq' | 'embedded', () => Promise<T
         return transport;
       },
       async prepare(group, topic) {
-        await ch.assertQueue(group, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
-        await ch.bindQueue(group, exchange, topic);
-        queues.push(group);
+        // As the group's subscription declares it: quorum, with its dead-letter parking queue.
+        await declareTopology(ch, {
+          queues: [{ name: group }],
+          bindings: [{ exchange, queue: group, pattern: topic }],
+        });
+        queues.push(group, parkingQueueName(group));
       },
       publishRaw: (topic, message) => transport.publish({ topic, message }),
       async close() {

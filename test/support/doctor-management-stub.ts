@@ -19,12 +19,14 @@ export interface StubQueue {
 /**
  * A small local HTTP server speaking the management API's JSON for queues, with basic auth, for
  * the code path this machine's broker (no management plugin) cannot exercise: one queue
- * (`/api/queues/{vhost}/{name}`) and a vhost's list (`/api/queues/{vhost}`, honouring `columns`).
- * Records requests.
+ * (`/api/queues/{vhost}/{name}`), a vhost's list (`/api/queues/{vhost}`, honouring `columns`) and,
+ * once `serverVersion` is set, the overview (`/api/overview`). Records requests.
  */
 export class ManagementStub {
   readonly requests: { path: string; authorization: string | undefined }[] = [];
   private readonly queues = new Map<string, StubQueue>();
+  /** The `rabbitmq_version` the overview reports; without it the overview is a 404. */
+  serverVersion: string | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -63,6 +65,8 @@ export class ManagementStub {
     if (authorization !== expected) return json(401, { error: 'not_authorised', reason: 'Login failed' });
     const notFound = () => json(404, { error: 'Object Not Found', reason: 'Not Found' });
     const { pathname, searchParams } = new URL(url, 'http://stub');
+    if (pathname === '/api/overview')
+      return this.serverVersion ? json(200, { rabbitmq_version: this.serverVersion }) : notFound();
     const list = /^\/api\/queues\/([^/]+)$/.exec(pathname);
     if (list) {
       const vhost = decodeURIComponent(list[1]!);

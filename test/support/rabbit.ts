@@ -59,6 +59,39 @@ export class RabbitProbe {
     }
   }
 
+  /**
+   * Takes every message in `queue` now, through a consumer (far faster than `drain` on a quorum
+   * queue, whose basic.get costs a round trip of its own), and returns their message ids.
+   */
+  async takeAll(queue: string, timeoutMs = 60_000): Promise<string[]> {
+    const { messageCount } = await this.ch.checkQueue(queue);
+    if (messageCount === 0) return [];
+    const ids: string[] = [];
+    let consumerTag = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`took ${ids.length} of ${messageCount} messages within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      void this.ch
+        .consume(
+          queue,
+          (msg) => {
+            if (!msg) return;
+            ids.push(String(msg.properties.messageId));
+            if (ids.length === messageCount) {
+              clearTimeout(timer);
+              resolve();
+            }
+          },
+          { noAck: true },
+        )
+        .then((ok) => (consumerTag = ok.consumerTag), reject);
+    });
+    await this.ch.cancel(consumerTag);
+    return ids;
+  }
+
   /** Drains until `expected` distinct ids have arrived or the deadline passes. */
   async collect(queue: string, expected: number, timeoutMs = 60_000): Promise<string[]> {
     const all: string[] = [];

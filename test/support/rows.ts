@@ -11,9 +11,10 @@ export function newRow(
     {
       type: overrides.type ?? 'order.created',
       key: overrides.key ?? `k-${counter}-${Math.random()}`,
+      ...(overrides.orderingKey !== undefined && { orderingKey: overrides.orderingKey }),
       payload: { n: counter },
     },
     new Date(overrides.createdAt ?? 1_000),
   );
-  return rowFromEnvelope(env, env.type, overrides.orderingKey ?? env.key);
+  return rowFromEnvelope(env, env.type);
 }

@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { connect } from 'amqplib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Delivery } from '../../src/ports/transport.js';
-import { createRabbitMqTransport, type RabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
+import {
+  createRabbitMqTransport,
+  parkingQueueName,
+  type RabbitMqTransport,
+} from '../../src/transports/rabbitmq/index.js';
 import { testEnv, uniqueName } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
 
@@ -37,6 +41,7 @@ describe('rabbitmq transport: coalesced acks', () => {
       const c = await connect(testEnv.amqpUrl);
       const ch = await c.createChannel();
       await ch.deleteQueue(group);
+      await ch.deleteQueue(parkingQueueName(group));
       await ch.deleteExchange(exchange);
       await c.close();
     });

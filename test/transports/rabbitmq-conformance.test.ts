@@ -2,6 +2,7 @@ import { connect } from 'amqplib';
 import {
   createRabbitMqTransport,
   declareTopology,
+  parkingQueueName,
   type RabbitMqTransport,
 } from '../../src/transports/rabbitmq/index.js';
 import { runTransportConformance } from '../conformance/transport-suite.js';
@@ -40,7 +41,10 @@ runTransportConformance(
       openAnother: open,
       teardown: async () => {
         await Promise.all(opened.map((t) => t.close()));
-        for (const queue of queues) await ch.deleteQueue(queue);
+        for (const queue of queues) {
+          await ch.deleteQueue(queue);
+          await ch.deleteQueue(parkingQueueName(queue));
+        }
         await ch.deleteExchange(exchange);
         await admin.close();
       },

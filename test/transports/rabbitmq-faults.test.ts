@@ -1,14 +1,18 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import { promisify } from 'node:util';
 import { connect, type Channel, type ChannelModel } from 'amqplib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PublishError } from '../../src/core/errors.js';
 import type { WireMessage } from '../../src/core/wire.js';
 import type { Delivery } from '../../src/ports/transport.js';
-import { createRabbitMqTransport, type RabbitMqTransportOptions } from '../../src/transports/rabbitmq/index.js';
+import {
+  createRabbitMqTransport,
+  parkingQueueName,
+  type RabbitMqTransportOptions,
+} from '../../src/transports/rabbitmq/index.js';
 import { testEnv, uniqueName } from '../support/env.js';
+import { GatedProxy } from '../support/gated-proxy.js';
 import { waitFor } from '../support/wait.js';
 
 const run = promisify(execFile);
@@ -34,83 +38,6 @@ async function forceClose(connectionName: string): Promise<number> {
     .map((line) => line.split('\t')[0]!);
   for (const pid of pids) await run('rabbitmqctl', ['close_connection', pid, 'surety test: forced close']);
   return pids.length;
-}
-
-/**
- * A TCP proxy in front of RabbitMQ that can hold back either direction of the connections open
- * now, to make "the broker has not answered yet" deterministic, or cut them abruptly.
- */
-class GatedProxy {
-  private readonly pipes = new Set<{ hold: { up: boolean; down: boolean }; release(): void; cut(): void }>();
-
-  private constructor(private readonly server: net.Server) {}
-
-  static async start(): Promise<GatedProxy> {
-    const target = new URL(testEnv.amqpUrl);
-    const server = net.createServer();
-    const proxy = new GatedProxy(server);
-    server.on('connection', (client) => {
-      const broker = net.connect(Number(target.port || 5672), target.hostname);
-      const hold = { up: false, down: false };
-      const held = { up: [] as Buffer[], down: [] as Buffer[] };
-      const pipe = {
-        hold,
-        release() {
-          hold.up = hold.down = false;
-          for (const chunk of held.up.splice(0)) broker.write(chunk);
-          for (const chunk of held.down.splice(0)) client.write(chunk);
-        },
-        cut() {
-          client.resetAndDestroy();
-          broker.destroy();
-        },
-      };
-      proxy.pipes.add(pipe);
-      client.on('data', (chunk) => (hold.up ? held.up.push(chunk) : broker.write(chunk)));
-      broker.on('data', (chunk) => (hold.down ? held.down.push(chunk) : client.write(chunk)));
-      const end = (): void => {
-        proxy.pipes.delete(pipe);
-        client.destroy();
-        broker.destroy();
-      };
-      for (const socket of [client, broker]) {
-        socket.on('error', end);
-        socket.on('close', end);
-      }
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return proxy;
-  }
-
-  get url(): string {
-    const target = new URL(testEnv.amqpUrl);
-    target.host = `127.0.0.1:${(this.server.address() as net.AddressInfo).port}`;
-    return target.toString();
-  }
-
-  /** Holds the broker's frames (acks, returns, closes) to the client on the open connections. */
-  holdBrokerToClient(): void {
-    for (const p of this.pipes) p.hold.down = true;
-  }
-
-  /** Holds the client's frames (publishes) to the broker on the open connections. */
-  holdClientToBroker(): void {
-    for (const p of this.pipes) p.hold.up = true;
-  }
-
-  release(): void {
-    for (const p of this.pipes) p.release();
-  }
-
-  /** Resets the open connections, as a crashed peer or a dropped network would. */
-  cutAll(): void {
-    for (const p of this.pipes) p.cut();
-  }
-
-  async close(): Promise<void> {
-    this.cutAll();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
 }
 
 describe('rabbitmq transport: confirms, timeouts and connection loss', () => {
@@ -149,6 +76,7 @@ describe('rabbitmq transport: confirms, timeouts and connection loss', () => {
     cleanups.push(
       () => ch.deleteExchange(exchange),
       () => ch.deleteQueue(queue),
+      () => ch.deleteQueue(parkingQueueName(queue)),
       () => t.close(),
     );
     expect(await t.waitUntilReady(10_000)).toBe(true);
@@ -223,7 +151,10 @@ describe('rabbitmq transport: confirms, timeouts and connection loss', () => {
   it('under continuous load, survives a forced close: only SURETY_CONNECTION_LOST failures, and every confirmed message is consumed', async () => {
     const { t, connectionName } = await open('load');
     const group = uniqueName('load_group');
-    cleanups.push(() => ch.deleteQueue(group));
+    cleanups.push(
+      () => ch.deleteQueue(group),
+      () => ch.deleteQueue(parkingQueueName(group)),
+    );
     const consumed = new Set<string>();
     await t.subscribe({ group, topics: ['order.*'] }, async (d) => {
       consumed.add(d.message.id);
@@ -270,7 +201,10 @@ describe('rabbitmq transport: confirms, timeouts and connection loss', () => {
   it('after a reconnect, a delivery from the old channel settles as a no-op; the broker redelivers it', async () => {
     const { t, connectionName } = await open('stale');
     const group = uniqueName('stale_group');
-    cleanups.push(() => ch.deleteQueue(group));
+    cleanups.push(
+      () => ch.deleteQueue(group),
+      () => ch.deleteQueue(parkingQueueName(group)),
+    );
     const deliveries: Delivery[] = [];
     await t.subscribe({ group, topics: ['order.created'] }, async (d) => {
       deliveries.push(d); // settled by the test
@@ -295,7 +229,7 @@ describe('rabbitmq transport: confirms, timeouts and connection loss', () => {
     await waitFor('the queue to be empty', async () => (await t.inspectQueue(group))?.messageCount === 0, 10_000);
   });
 
-  it('recovers when the broker closes only the publishing channel (publish to a missing exchange)', async () => {
+  it('refuses a publish to a missing exchange with the reply of the broker, and recovers the channel', async () => {
     const missing = uniqueName('missing');
     const exchange = uniqueName('channel_lost');
     const { t, queue } = await open('channel_lost', {
@@ -303,7 +237,8 @@ describe('rabbitmq transport: confirms, timeouts and connection loss', () => {
       route: (topic) => ({ exchange: topic === 'lost' ? missing : exchange, routingKey: topic }),
     });
     await expect(t.publish({ topic: 'lost', message: wireMessage() })).rejects.toMatchObject({
-      code: 'SURETY_CONNECTION_LOST',
+      code: 'SURETY_PUBLISH_REFUSED',
+      message: expect.stringContaining(`NOT_FOUND - no exchange '${missing}' in vhost '/'`),
     });
     expect(await t.waitUntilReady(10_000)).toBe(true);
     await expect(t.publish({ topic: 'order.created', message: wireMessage() })).resolves.toBeUndefined();

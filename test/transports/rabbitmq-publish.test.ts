@@ -216,6 +216,7 @@ describe('rabbitmq transport: publishing', () => {
     const t = await createRabbitMqTransport({
       url: 'amqp://guest:guest@127.0.0.1:1',
       reconnect: { initialMs: 50, maxMs: 200 },
+      connectTimeoutMs: 300,
     });
     transports.push(t);
     expect(t.isReady()).toBe(false);

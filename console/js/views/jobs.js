@@ -7,7 +7,7 @@ import { isMultiStore, storeOf, storeParam } from '../stores.js';
 
 /** Bulk actions by filter and how far each has got, in the store chosen (jobs live in the store they act on). */
 export function jobsView({ query }) {
-  const store = storeOf(query);
+  const store = storeOf(query, '/jobs');
   const jobs = liveSection(
     'The jobs',
     () => get('jobs', { limit: 100, store: storeParam(store) }),

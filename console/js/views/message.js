@@ -79,12 +79,18 @@ function where(l) {
   return parts.join(' ') || 'No trace of this message.';
 }
 
+const CONFIRMED = 'Publish confirmed by the broker';
+
 function timeline(l) {
   const events = [];
   if (l.outbox) {
     const o = l.outbox;
     events.push({ at: o.createdAt, stage: 'producer', store: o.store, text: 'Written to the outbox' });
     for (const a of o.history) {
+      // A resend replaces the row's sent time; its history row keeps the confirm it replaced.
+      if (a.outcome === 'resent' && a.confirmedAt !== null && a.confirmedAt !== undefined) {
+        events.push({ at: a.confirmedAt, stage: 'broker', store: o.store, text: CONFIRMED });
+      }
       events.push({
         at: a.at,
         stage: 'producer',
@@ -95,9 +101,7 @@ function timeline(l) {
       });
     }
     // Recorded by the relay in the producer's store.
-    if (o.sentAt !== null) {
-      events.push({ at: o.sentAt, stage: 'broker', store: o.store, text: 'Publish confirmed by the broker' });
-    }
+    if (o.sentAt !== null) events.push({ at: o.sentAt, stage: 'broker', store: o.store, text: CONFIRMED });
   }
   for (const i of l.inbox) {
     events.push({ at: i.recordedAt, stage: `consumer ${i.group}`, store: i.store, text: 'Handled (inbox recorded)' });
@@ -124,14 +128,7 @@ function timeline(l) {
       });
     }
   }
-  // The relay records sentAt when it marks the row, a moment after the broker confirmed; a fast
-  // consumer can be earlier. Causally the confirm comes first, so it sorts before the consumer's
-  // first event (the time shown stays the recorded one).
-  const broker = events.find((e) => e.stage === 'broker');
-  const firstConsumer = Math.min(...events.filter((e) => e.stage.startsWith('consumer')).map((e) => e.at));
-  if (broker) broker.sortAt = Math.min(broker.at, firstConsumer);
-  // Stable: events of one instant keep the order above (producer before broker before consumer).
-  events.sort((a, b) => (a.sortAt ?? a.at) - (b.sortAt ?? b.at));
+  causalOrder(events);
   const named = isMultiStore();
   return h(
     'ol',
@@ -139,7 +136,7 @@ function timeline(l) {
     events.map((e) =>
       h(
         'li',
-        {},
+        { 'data-key': `${e.stage} ${e.at} ${e.text}` },
         timeWithAge(e.at),
         named && e.store ? h('span', { class: 'store', title: `In store ${e.store}` }, e.store) : null,
         h('span', { class: 'stage' }, e.stage),
@@ -149,6 +146,24 @@ function timeline(l) {
       ),
     ),
   );
+}
+
+/**
+ * Sorts by time, except that a confirm comes before what it caused. The relay records a confirm when it marks the
+ * row, a moment after the broker confirmed, and a fast consumer can be earlier; so each confirm sorts no later than
+ * the first consumer event after the producer event before it (the write, or the resend that led to it). The time
+ * shown stays the recorded one; events of one instant keep the order they were added in.
+ */
+function causalOrder(events) {
+  const producer = events.filter((e) => e.stage === 'producer').map((e) => e.at);
+  const consumer = events.filter((e) => e.stage.startsWith('consumer')).map((e) => e.at);
+  for (const e of events) {
+    if (e.stage !== 'broker') continue;
+    const cause = Math.max(-Infinity, ...producer.filter((at) => at <= e.at));
+    const effect = Math.min(...consumer.filter((at) => at >= cause));
+    e.sortAt = Math.min(e.at, effect);
+  }
+  events.sort((a, b) => (a.sortAt ?? a.at) - (b.sortAt ?? b.at));
 }
 
 function outboxSection(o) {
@@ -172,6 +187,13 @@ function outboxSection(o) {
   );
 }
 
+/** The replayer holding the row; on a pending row, one whose lease ran out (it died), so nobody holds it. */
+function claim(d) {
+  if (!d.claimedBy) return '—';
+  if (d.status === 'replaying') return `${d.claimedBy}, lease until ${time(d.leaseUntil)}`;
+  return `${d.claimedBy}: its lease ended ${time(d.leaseUntil)} (the replayer died); nobody holds it now`;
+}
+
 function deadLetterSection(d) {
   // Ids repeat across stores.
   const titleId = `dl-${d.store ?? ''}-${d.id}-title`;
@@ -184,6 +206,7 @@ function deadLetterSection(d) {
       ['Type', d.type || 'undecodable (poison)'],
       ['Attempts', count(d.attempts)],
       ['Next retry', d.status === 'pending' ? timeWithAge(d.nextRetryAt) : '—'],
+      ['Claim', claim(d)],
       ['Last error', h('span', { class: 'error-text' }, d.lastError || '—')],
       ['Ignored because', d.ignoredReason ?? '—'],
       ['Created', timeWithAge(d.createdAt)],

@@ -3,7 +3,7 @@ import { throughputChart } from '../chart.js';
 import { badge, count, duration, h, table, timeWithAge } from '../dom.js';
 import { doctorReport } from '../doctor.js';
 import { liveSection } from '../live.js';
-import { isMultiStore, storeParam, unavailableStores } from '../stores.js';
+import { isMultiStore, noteOverview, storeParam, unavailableStores } from '../stores.js';
 import { DEAD_LETTER_STATUSES } from './dead-letters.js';
 
 const DOCTOR_EVERY = 5; // refreshes (the doctor asks the broker too: every 10 s is enough)
@@ -13,7 +13,15 @@ const DOCTOR_EVERY = 5; // refreshes (the doctor asks the broker too: every 10 s
  * stores the server merges them (counts summed); a table per store says where the counts are and links to its lists.
  */
 export function overviewView() {
-  const overview = liveSection('The overview', () => get('overview'), render);
+  const overview = liveSection(
+    'The overview',
+    async () => {
+      const answer = await get('overview');
+      noteOverview(answer); // where each list opens
+      return answer;
+    },
+    render,
+  );
   const doctor = liveSection(
     'The doctor’s report',
     () =>
@@ -37,6 +45,10 @@ export function overviewView() {
     },
   };
 }
+
+/** Dead letters due for a retry now; a running replayer takes them within its interval. */
+const dueCount = (o) => (o.dueRetries ?? []).reduce((n, g) => n + g.count, 0);
+const oldestDue = (o) => Math.min(...(o.dueRetries ?? []).map((g) => g.oldestDueAt));
 
 function render(o) {
   const now = Date.now();
@@ -72,7 +84,10 @@ function render(o) {
         h(
           'p',
           {},
-          `Inbox: ${o.inboxSizeExact === false ? 'at least ' : ''}${count(o.inboxSize)} records. Replays with an expired lease: `,
+          `Inbox: ${o.inboxSizeExact === false ? 'at least ' : ''}${count(o.inboxSize)} records. Due for a retry: `,
+          h('strong', {}, count(dueCount(o))),
+          dueCount(o) ? ` (oldest due ${duration(now - oldestDue(o))} ago)` : '',
+          '. Left by a replayer that died, pending again: ',
           h('strong', {}, count(o.expiredLeases)),
           '.',
         ),

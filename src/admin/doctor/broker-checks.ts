@@ -1,5 +1,6 @@
 import { describeError } from '../../core/errors.js';
 import type { BrokerProbe, QueueState } from '../../ports/broker-probe.js';
+import { deliveryLimitChecks, parkingCheck } from './delivery-limit-checks.js';
 import { count, plural } from './format.js';
 import type { DoctorThresholds } from './thresholds.js';
 import type { DoctorCheck, DoctorFacts } from './types.js';
@@ -7,8 +8,9 @@ import type { DoctorCheck, DoctorFacts } from './types.js';
 const place = 'broker' as const;
 
 /**
- * Each known queue's counts and consumers, then risky settings. Without configured queues, those the
- * probe lists (when it can enumerate them).
+ * Each known queue's counts and consumers, then risky settings: durability, what happens past its
+ * delivery limit, and its parking queue. Without configured queues, those the probe lists (when it
+ * can enumerate them).
  */
 export async function brokerChecks(
   probe: BrokerProbe | undefined,
@@ -50,16 +52,32 @@ export async function brokerChecks(
     }
     checks.push(listedCheck(probe, names));
   }
-  for (const name of names) {
-    let state: QueueState;
+  const states = new Map<string, QueueState>();
+  const inspect = async (name: string): Promise<QueueState | undefined> => {
+    if (states.has(name)) return states.get(name);
     try {
-      state = await probe.inspect(name);
+      const state = await probe.inspect(name);
+      states.set(name, state);
+      return state;
     } catch (err) {
       checks.push(unreachable(probe, err));
-      return checks;
+      return undefined;
     }
+  };
+  for (const name of names) if (!(await inspect(name))) return checks;
+  // Surety's parking queues of the queues checked: their own delivery limit is deliberate.
+  const parkingQueues = new Set([...states.values()].map((s) => s.deadLetters?.parkingQueue).filter(Boolean));
+  for (const name of names) {
+    const state = states.get(name)!;
     checks.push(queueCheck(state, t));
-    if (state.exists) checks.push(...riskChecks(state, facts));
+    if (!state.exists) continue;
+    checks.push(...durabilityChecks(state), ...deliveryLimitChecks(state, facts, parkingQueues.has(name)));
+    const parkingQueue = state.deadLetters?.parkingQueue;
+    if (parkingQueue) {
+      const parking = await inspect(parkingQueue);
+      if (!parking) return checks;
+      checks.push(parkingCheck(state, parking));
+    }
   }
   return checks;
 }
@@ -159,38 +177,16 @@ function queueCheck(q: QueueState, t: DoctorThresholds): DoctorCheck {
   };
 }
 
-function riskChecks(q: QueueState, facts: Required<DoctorFacts>): DoctorCheck[] {
-  const out: DoctorCheck[] = [];
-  if (q.durable === false) {
-    out.push({
+function durabilityChecks(q: QueueState): DoctorCheck[] {
+  if (q.durable !== false) return [];
+  return [
+    {
       id: 'broker.durability',
       place,
       level: 'warn',
       message: `${q.name} is not durable — it and its messages are lost when the broker restarts`,
       facts: { queue: q.name, durable: false },
       nextStep: `recreate ${q.name} as a durable quorum queue (delete it when it is empty, then let the topology declare it)`,
-    });
-  }
-  const limit = q.arguments?.['x-delivery-limit'];
-  if (q.type === 'quorum' && typeof limit === 'number' && facts.retryStrategy === 'dead-letter-table') {
-    out.push({
-      id: 'broker.delivery-limit',
-      place,
-      level: 'warn',
-      message: `${q.name} is a quorum queue with x-delivery-limit ${limit}: after ${plural(limit, 'redelivery', 'redeliveries')} (a consumer crashing or its database down) the broker drops or dead-letters the message itself, overriding the dead-letter table's retry policy`,
-      facts: { queue: q.name, deliveryLimit: limit, retryStrategy: facts.retryStrategy },
-      nextStep: `remove x-delivery-limit from ${q.name} (or raise it far above any outage), so failures reach Surety's dead-letter table`,
-    });
-  }
-  if (q.type === 'quorum' && limit === undefined && q.arguments !== null && facts.retryStrategy === 'broker') {
-    out.push({
-      id: 'broker.delivery-limit',
-      place,
-      level: 'warn',
-      message: `${q.name} has no x-delivery-limit while the consumers use the broker retry strategy — a message that always fails is redelivered forever`,
-      facts: { queue: q.name, deliveryLimit: null, retryStrategy: facts.retryStrategy },
-      nextStep: `declare ${q.name} with a delivery limit and a dead-letter exchange`,
-    });
-  }
-  return out;
+    },
+  ];
 }

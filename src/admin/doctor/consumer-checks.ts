@@ -8,7 +8,7 @@ const place = 'consumer' as const;
 /** Rows read to judge recent failures: enough to see a failing group, cheap on a big table. */
 const SAMPLE = 500;
 
-/** Failing groups, dead letters by state, expired replay leases, inbox size. */
+/** Failing groups, retries nothing replays (expired leases, overdue rows), dead letters by state, inbox size. */
 export async function consumerChecks(
   store: DoctorStore,
   overview: Overview,
@@ -17,8 +17,10 @@ export async function consumerChecks(
 ): Promise<DoctorCheck[]> {
   return [
     ...(await failingGroups(store, overview, t, now)),
+    // Before the dead-letter counts: a replayer that is not running is what to fix first.
+    ...leasesChecks(overview, t, now),
+    ...overdueChecks(overview, t, now),
     deadLettersCheck(overview),
-    leasesCheck(overview),
     {
       id: 'consumer.inbox',
       place,
@@ -48,8 +50,8 @@ async function failingGroups(
 ): Promise<DoctorCheck[]> {
   const since = now - t.failureWindowMs;
   const [open, resolved] = await Promise.all([
-    store.listDeadLetters({ status: ['pending', 'replaying', 'dead'] }, { limit: SAMPLE }),
-    store.listDeadLetters({ status: ['resolved'] }, { limit: SAMPLE }),
+    store.listDeadLetters({ status: ['pending', 'replaying', 'dead'] }, { limit: SAMPLE }, now),
+    store.listDeadLetters({ status: ['resolved'] }, { limit: SAMPLE }, now),
   ]);
   const groups = new Map<string, GroupFailures>();
   const of = (row: DeadLetterRow) => {
@@ -58,7 +60,8 @@ async function failingGroups(
     return g;
   };
   for (const row of open.items) {
-    if (row.updatedAt < since || row.updatedAt > now) continue;
+    // A replayer's claim touches the row too, but is no failure: its own failure clears the claim.
+    if (row.claimedBy !== null || row.updatedAt < since || row.updatedAt > now) continue;
     const g = of(row);
     g.failures++;
     const error = firstLine(row.lastError);
@@ -122,14 +125,92 @@ function deadLettersCheck(overview: Overview): DoctorCheck {
   };
 }
 
-function leasesCheck(overview: Overview): DoctorCheck {
+type DueGroup = Overview['dueRetries'][number];
+
+/** Start a replayer for the group; or close what must not run. */
+const startReplayer = (group: string) =>
+  `start a replayer for ${group} (\`surety start\` with replayer.enabled, or a ReplayJob beside its consumer): it takes these rows at once. To close rows that must not run: \`surety dlq ignore --all-matching --group ${group} --status pending --reason <why>\``;
+
+/** Warn, or fail once the oldest has waited `overdueRetryFailMs`. */
+const overdueLevel = (waitingMs: number, t: DoctorThresholds) => (waitingMs >= t.overdueRetryFailMs ? 'fail' : 'warn');
+
+const dueFacts = (g: DueGroup, now: number) => ({
+  group: g.group,
+  due: g.count,
+  expiredLeases: g.expiredLeases,
+  oldestDueAt: g.oldestDueAt,
+  waitingMs: now - g.oldestDueAt,
+});
+
+/**
+ * Rows a replayer left `replaying` when it died. Every pass of a running replayer takes expired
+ * leases of its group first, so rows still under one mean no replayer runs for that group.
+ */
+function leasesChecks(overview: Overview, t: DoctorThresholds, now: number): DoctorCheck[] {
+  const id = 'consumer.replay-leases';
   const n = overview.expiredLeases;
-  const base = { id: 'consumer.replay-leases', place, facts: { expiredLeases: n } };
-  if (n === 0) return { ...base, level: 'ok', message: 'no replay lease has expired' };
-  return {
-    ...base,
-    level: 'warn',
-    message: `${plural(n, 'dead letter')} ${n === 1 ? 'is' : 'are'} replaying under an expired lease — the replayer died`,
-    nextStep: 'make sure a replayer runs (`surety start` with replayer.enabled); it takes these rows over',
-  };
+  if (n === 0) return [{ id, place, level: 'ok', message: 'no replay lease has expired', facts: { expiredLeases: 0 } }];
+  const groups = overview.dueRetries.filter((g) => g.expiredLeases > 0);
+  if (groups.length === 0) {
+    // Beyond the groups the overview lists.
+    return [
+      {
+        id,
+        place,
+        level: 'warn',
+        message: `${plural(n, 'dead letter')} left by a replayer that died ${n === 1 ? 'is' : 'are'} pending again and no replayer has taken them over`,
+        facts: { expiredLeases: n },
+        nextStep: 'start a replayer for their consumer groups (`surety start` with replayer.enabled, or a ReplayJob)',
+      },
+    ];
+  }
+  return groups.map((g) => {
+    const waiting = now - g.oldestDueAt;
+    const left = plural(g.expiredLeases, 'dead letter');
+    return {
+      id,
+      place,
+      level: overdueLevel(waiting, t),
+      message: `no replayer is running for ${g.group}: ${left} a replayer left when it died ${g.expiredLeases === 1 ? 'is' : 'are'} pending again and none has taken ${g.expiredLeases === 1 ? 'it' : 'them'} over (${plural(g.count, 'retry', 'retries')} due, the oldest for ${age(waiting)})`,
+      facts: dueFacts(g, now),
+      nextStep: startReplayer(g.group),
+    };
+  });
+}
+
+/**
+ * Pending dead letters whose retry time passed long ago: a running replayer takes due rows within
+ * its interval, so none runs for the group (or it is far behind).
+ */
+function overdueChecks(overview: Overview, t: DoctorThresholds, now: number): DoctorCheck[] {
+  const id = 'consumer.replay-overdue';
+  const overdue = overview.dueRetries.filter(
+    (g) => g.expiredLeases === 0 && now - g.oldestDueAt >= t.overdueRetryWarnMs,
+  );
+  if (overdue.length === 0) {
+    const due = overview.dueRetries.reduce((n, g) => n + g.count, 0);
+    return [
+      {
+        id,
+        place,
+        level: 'ok',
+        message:
+          due === 0
+            ? 'no dead letter is due for a retry'
+            : `${plural(due, 'dead letter')} due for a retry, none overdue`,
+        facts: { due, warnAfterMs: t.overdueRetryWarnMs },
+      },
+    ];
+  }
+  return overdue.map((g) => {
+    const waiting = now - g.oldestDueAt;
+    return {
+      id,
+      place,
+      level: overdueLevel(waiting, t),
+      message: `${plural(g.count, 'dead letter')} of ${g.group} ${g.count === 1 ? 'is' : 'are'} overdue for a retry, the oldest by ${age(waiting)} — no replayer is running for ${g.group} (or it is far behind)`,
+      facts: dueFacts(g, now),
+      nextStep: startReplayer(g.group),
+    };
+  });
 }

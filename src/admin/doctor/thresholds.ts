@@ -17,6 +17,10 @@ export const doctorThresholdsSchema = z.strictObject({
   failureWindowMs: ms.min(1_000).default(900_000),
   /** Failures in the window, with none resolved, from which a group counts as failing. */
   failingMinCount: z.number().int().min(1).default(5),
+  /** A dead letter due for a retry this long (no replayer takes it) is a warning... */
+  overdueRetryWarnMs: ms.default(60_000),
+  /** ...and a failure from this long. */
+  overdueRetryFailMs: ms.default(900_000),
 });
 
 export type DoctorThresholds = z.output<typeof doctorThresholdsSchema>;

@@ -56,8 +56,11 @@ export function registerAdminMetrics(
   gauge('surety_dead_letters', 'Dead-letter rows by status', ['status'], (g, o, store) => {
     for (const [status, n] of Object.entries(o.deadLetters)) g.set({ status, store }, n);
   });
-  gauge('surety_dead_letters_expired_leases', 'Replaying dead letters whose replayer died', [], (g, o, store) =>
-    g.set({ store }, o.expiredLeases),
+  gauge(
+    'surety_dead_letters_expired_leases',
+    'Dead letters a replayer left when it died (counted as pending)',
+    [],
+    (g, o, store) => g.set({ store }, o.expiredLeases),
   );
   gauge('surety_inbox_rows', 'Inbox rows (messages remembered for deduplication)', [], (g, o, store) =>
     g.set({ store }, o.inboxSize),

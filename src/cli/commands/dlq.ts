@@ -61,6 +61,12 @@ const LIST_COLUMNS: Column<DeadLetterRow>[] = [
   { header: 'ERROR', value: (r) => r.lastError, max: 60 },
 ];
 
+/** The replayer holding the row; on a pending row, one whose lease ran out (it died), kept for the record. */
+const claimOf = (r: DeadLetterRow) =>
+  r.claimedBy === null
+    ? null
+    : `${r.claimedBy}, lease ${r.status === 'replaying' ? 'until' : 'ended'} ${time(r.leaseUntil)}`;
+
 /** `surety dlq list|show|replay|ignore`. */
 export function registerDlq(program: Command, io: CliIo, state: CommandState): void {
   const dlq = program.command('dlq').description('dead letters: list, show, replay, ignore');
@@ -94,6 +100,7 @@ export function registerDlq(program: Command, io: CliIo, state: CommandState): v
             ['key', row.key],
             ['attempts', row.attempts],
             ['next retry', time(row.nextRetryAt)],
+            ['claim', claimOf(row)],
             ['created', time(row.createdAt)],
             ['updated', time(row.updatedAt)],
             ['ignored because', row.ignoredReason],

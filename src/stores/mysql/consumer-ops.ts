@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { StoreError } from '../../core/errors.js';
 import type {
   DeadLetterRow,
@@ -6,6 +7,8 @@ import type {
   FailureRecord,
   InboxStore,
   RecordedFailure,
+  VersionGuardKey,
+  VersionGuardStore,
 } from '../../ports/consumer-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { countsFromRows, toDeadLetterRow, type ClaimDueRequest, type DecideRetry } from '../shared/dead-letter-row.js';
@@ -18,10 +21,12 @@ import {
   StepwiseDeadLetters,
   type SettledPurgeSql,
 } from '../shared/stepwise-dead-letters.js';
+import { AsyncMutex } from '../shared/async-mutex.js';
 import { adminDialect } from './admin-sql.js';
 import * as dl from './dead-letter-sql.js';
 import { isDuplicateKey } from './executor.js';
 import * as inbox from './inbox-sql.js';
+import * as guards from './version-guard-sql.js';
 
 /** How the consumer operations reach the store's own pool; errors arrive as StoreError. */
 export interface MysqlOwnConnection {
@@ -31,8 +36,11 @@ export interface MysqlOwnConnection {
   ownTransaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
 }
 
-/** Inbox and dead letters on MySQL/MariaDB; MysqlOutboxStore delegates its ConsumerStore methods here. */
-export class MysqlConsumerOps extends StepwiseDeadLetters implements InboxStore, DeadLetterStore {
+/** Per transaction: a raise and its read-back must not interleave with another raise's (handlers at once). */
+const raiseLocks = new WeakMap<SqlExecutor, AsyncMutex>();
+
+/** Inbox, dead letters and version guards on MySQL/MariaDB; MysqlOutboxStore delegates its consumer methods here. */
+export class MysqlConsumerOps extends StepwiseDeadLetters implements InboxStore, DeadLetterStore, VersionGuardStore {
   constructor(
     private readonly db: MysqlOwnConnection,
     private readonly t: TableNames,
@@ -158,6 +166,7 @@ export class MysqlConsumerOps extends StepwiseDeadLetters implements InboxStore,
       selectSettled: dl.selectSettled(this.t, this.prefix),
       deleteRows: (n) => dl.deleteByIds(this.t, n),
       deleteEvents: (n) => dl.deleteEvents(this.t, n),
+      chunk: 500,
     };
     return this.db.ownTransaction((tx) => purgeSettledStepwise(tx, sql, before, limit));
   }
@@ -166,5 +175,26 @@ export class MysqlConsumerOps extends StepwiseDeadLetters implements InboxStore,
   protected transition(tr: DeadLetterTransition): Promise<number> {
     if (tr.ids.length === 0) return Promise.resolve(0);
     return this.db.ownTransaction((tx) => transitionDeadLetters(tx, adminDialect, this.t, tr));
+  }
+
+  /**
+   * The upsert, then a read of the token it left: the affected-rows count cannot tell an inserted row
+   * from an untouched one under the FOUND_ROWS flag, and a caller's pool may set either.
+   */
+  async raiseVersion(tx: SqlExecutor, g: VersionGuardKey, version: number): Promise<boolean> {
+    let lock = raiseLocks.get(tx);
+    if (!lock) raiseLocks.set(tx, (lock = new AsyncMutex()));
+    const token = randomUUID();
+    const key = [g.group, g.scope, g.key];
+    return lock.run(async () => {
+      await tx.query(guards.raiseVersion(this.t), [...key, version, token, version, token, version]);
+      const { rows } = await tx.query<{ raised_by: string }>(guards.selectRaisedBy(this.t), key);
+      return rows[0]?.raised_by === token;
+    });
+  }
+
+  async guardedVersion(g: VersionGuardKey): Promise<number | undefined> {
+    const { rows } = await this.db.run(guards.selectVersion(this.t), [g.group, g.scope, g.key]);
+    return rows[0] ? Number(rows[0].version) : undefined;
   }
 }

@@ -177,14 +177,36 @@ export function mysqlMigrations(t: TableNames, indexPrefix: string): Migration[]
     },
     {
       id: 5,
-      name: 'relay-stopped',
-      // A graceful stop marks the heartbeat row instead of deleting it: "stopped" differs from "never ran".
+      name: 'resend-history',
+      // A resend keeps the time the broker had confirmed the copy it replaces, for the message's timeline.
       up: [
         {
-          sql: `ALTER TABLE ${t.relays} ADD COLUMN stopped_at BIGINT NULL`,
+          sql: `ALTER TABLE ${t.outboxAttempts} ADD COLUMN confirmed_at BIGINT NULL`,
           alreadyApplied: isDuplicateColumn,
         },
       ],
+    },
+    {
+      id: 6,
+      name: 'version-guards',
+      // raised_by holds a token of the raise that set the version: with the FOUND_ROWS flag (mysql2's
+      // default) ON DUPLICATE KEY UPDATE counts an untouched row like an inserted one, so the row says.
+      up: [
+        `CREATE TABLE IF NOT EXISTS ${t.versionGuards} (
+          group_name VARCHAR(200) NOT NULL,
+          scope VARCHAR(200) NOT NULL,
+          msg_key VARCHAR(200) NOT NULL,
+          version BIGINT NOT NULL,
+          raised_by CHAR(36) NOT NULL,
+          PRIMARY KEY (group_name, scope, msg_key)
+        ) ${tableOptions}`,
+      ],
+    },
+    {
+      id: 7,
+      name: 'relay-stopped',
+      // A graceful stop marks the heartbeat row instead of deleting it: "stopped" differs from "never ran".
+      up: [{ sql: `ALTER TABLE ${t.relays} ADD COLUMN stopped_at BIGINT NULL`, alreadyApplied: isDuplicateColumn }],
     },
   ];
 }

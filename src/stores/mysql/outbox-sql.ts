@@ -3,8 +3,12 @@ import type { TableNames } from '../shared/naming.js';
 
 /** MySQL/MariaDB statements of the outbox, one named function each. Placeholders are `?`, in text order. */
 
-/** Index names; the claim forces `due` so stale statistics can never turn it into a table scan. */
-export const indexNames = (prefix: string) => ({ due: `${prefix}outbox_due`, unsentKey: `${prefix}outbox_unsent_key` });
+/** Index names; the claim and the purge force them so stale statistics can never turn them into table scans. */
+export const indexNames = (prefix: string) => ({
+  due: `${prefix}outbox_due`,
+  sent: `${prefix}outbox_sent`,
+  unsentKey: `${prefix}outbox_unsent_key`,
+});
 
 const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 /** `n` rows matched by the given columns: `(a = ? AND b = ?) OR ...`, placeholders row after row. */
@@ -41,28 +45,40 @@ ON DUPLICATE KEY UPDATE last_seq = last_seq + 1`;
 // Reads the transaction's own write (InnoDB shows a transaction its changes even in a snapshot).
 export const selectKeySeq = (t: TableNames) => `SELECT last_seq FROM ${t.outboxKeys} WHERE ordering_key = ?`;
 
-const earlierUnsent = (t: TableNames, prefix: string) => `(
-    SELECT 1 FROM ${t.outbox} e FORCE INDEX (\`${indexNames(prefix).unsentKey}\`)
-    WHERE e.ordering_key = c.ordering_key AND e.status IN ('pending', 'dead') AND e.key_seq > 0 AND e.key_seq < c.key_seq)`;
+/**
+ * The smallest key_seq among c's ordering key's rows of `status`, or NULL. The index orders a key's
+ * rows by status, then key_seq, so this reads one entry; a NOT EXISTS with `key_seq < c.key_seq`
+ * could only look the key up (MySQL takes no range on a correlated bound) and read every row of
+ * it, sent ones included.
+ */
+const firstOfKey = (t: TableNames, prefix: string, status: 'pending' | 'dead') => `(
+      SELECT e.key_seq FROM ${t.outbox} e FORCE INDEX (\`${indexNames(prefix).unsentKey}\`)
+      WHERE e.ordering_key = c.ordering_key AND e.status = '${status}' AND e.key_seq > 0
+      ORDER BY e.key_seq LIMIT 1)`;
+
+/** c is unordered, or no earlier row of its key is unsent (pending or dead). */
+const headOfKey = (t: TableNames, prefix: string) => `(c.key_seq = 0 OR (
+    c.key_seq <= COALESCE(${firstOfKey(t, prefix, 'pending')}, c.key_seq)
+    AND c.key_seq <= COALESCE(${firstOfKey(t, prefix, 'dead')}, c.key_seq)))`;
 
 /** ? now, ? limit. Run in a READ COMMITTED transaction so the locking read takes no gap locks. */
 export const selectClaimable = (t: TableNames, prefix: string, ordered: boolean) => `SELECT ${qualified('c')}
 FROM ${t.outbox} c FORCE INDEX (\`${indexNames(prefix).due}\`)
-WHERE c.status = 'pending' AND c.next_attempt_at <= ? ${ordered ? `AND NOT EXISTS ${earlierUnsent(t, prefix)}` : ''}
+WHERE c.status = 'pending' AND c.next_attempt_at <= ? ${ordered ? `AND ${headOfKey(t, prefix)}` : ''}
 ORDER BY c.next_attempt_at, c.seq
 LIMIT ?
 FOR UPDATE SKIP LOCKED`;
 
 /**
  * `count` seqs: those of the just-locked rows that an earlier unsent row of their key holds back.
- * The claim's NOT EXISTS is a plain read of a snapshot taken as it starts, while its locking read sees
+ * The claim's key check is a plain read of a snapshot taken as it starts, while its locking read sees
  * rows committed later; two rows of a key committed in between are both locked, the second unchecked.
  * This statement's snapshot postdates every commit the locking read saw, and a key's rows commit in
  * key_seq order (the key row's lock), so it sees every earlier row of a row the claim locked.
  */
 export const heldBack = (t: TableNames, prefix: string, count: number) => `SELECT c.seq
 FROM ${t.outbox} c
-WHERE c.seq IN (${list(count)}) AND EXISTS ${earlierUnsent(t, prefix)}`;
+WHERE c.seq IN (${list(count)}) AND NOT ${headOfKey(t, prefix)}`;
 
 /** ? lease-until, ? owner, then `count` seqs. */
 export const claimRows = (t: TableNames, count: number) =>
@@ -98,13 +114,24 @@ WHERE claimed_by = ? AND status = 'pending' AND (${rowMatches(count, ['seq', 'me
 export const countRows = (t: TableNames, count: number) =>
   `SELECT count(*) AS n FROM ${t.outbox} WHERE ${rowMatches(count, ['seq', 'message_id'])}`;
 
-/** ? before, ? limit. */
-export const purgeSent = (t: TableNames) =>
-  `DELETE FROM ${t.outbox} WHERE status = 'sent' AND sent_at < ? ORDER BY sent_at LIMIT ?`;
+/**
+ * ? before, ? limit. Sent rows older than `before`, oldest first along their index, locked, passing
+ * over rows an operator is resending. Run in READ COMMITTED (no gap locks). A `DELETE ... ORDER BY
+ * sent_at LIMIT` read every row in the range to sort them.
+ */
+export const selectSent = (t: TableNames, prefix: string) => `SELECT seq, message_id
+FROM ${t.outbox} FORCE INDEX (\`${indexNames(prefix).sent}\`)
+WHERE status = 'sent' AND sent_at < ?
+ORDER BY sent_at
+LIMIT ?
+FOR UPDATE SKIP LOCKED`;
 
-/** ? before, ? limit. History of purged rows: attempts whose outbox row is gone (retention runs it after purgeSent). */
-export const purgeOrphanAttempts = (t: TableNames) => `DELETE FROM ${t.outboxAttempts} WHERE at < ?
-  AND NOT EXISTS (SELECT 1 FROM ${t.outbox} o WHERE o.message_id = ${t.outboxAttempts}.message_id) ORDER BY id LIMIT ?`;
+/** `count` seqs, locked by selectSent. */
+export const deleteSent = (t: TableNames, count: number) => `DELETE FROM ${t.outbox} WHERE seq IN (${list(count)})`;
+
+/** `count` message ids: the attempt history of rows deleteSent removes. */
+export const deleteAttempts = (t: TableNames, count: number) =>
+  `DELETE FROM ${t.outboxAttempts} WHERE message_id IN (${list(count)})`;
 
 export const stats = (t: TableNames) =>
   `SELECT status, COUNT(*) AS n, MIN(created_at) AS oldest FROM ${t.outbox} GROUP BY status`;

@@ -24,6 +24,7 @@ import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
 import { recordOutboxFailure } from '../shared/outbox-failure.js';
 import { insertValues, leasedInsertValues, toOutboxRow } from '../shared/outbox-row.js';
+import { purgeSentStepwise, type SentPurgeSql } from '../shared/sent-purge.js';
 import { statsFromRows } from '../shared/stats.js';
 import * as adminSql from './admin-sql.js';
 import { MysqlConsumerOps } from './consumer-ops.js';
@@ -273,10 +274,15 @@ export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, Co
     return (await this.run(sql.releaseClaims(this.tables, seqs.length), [now, owner, ...seqs])).rowCount;
   }
 
-  async purgeSent(before: number, limit: number): Promise<number> {
-    const purged = (await this.run(sql.purgeSent(this.tables), [before, limit])).rowCount;
-    if (purged > 0) await this.run(sql.purgeOrphanAttempts(this.tables), [before, limit]);
-    return purged;
+  /** Rows and their attempt history in one READ COMMITTED transaction (no gap locks to stall the relay). */
+  purgeSent(before: number, limit: number): Promise<number> {
+    const purge: SentPurgeSql = {
+      selectSent: sql.selectSent(this.tables, this.prefix),
+      deleteRows: (n) => sql.deleteSent(this.tables, n),
+      deleteAttempts: (n) => sql.deleteAttempts(this.tables, n),
+      chunk: 500,
+    };
+    return this.ownTransaction((tx) => purgeSentStepwise(tx, purge, before, limit));
   }
 
   async stats(): Promise<OutboxStats> {

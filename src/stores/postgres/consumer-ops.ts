@@ -5,6 +5,8 @@ import type {
   FailureRecord,
   InboxStore,
   RecordedFailure,
+  VersionGuardKey,
+  VersionGuardStore,
 } from '../../ports/consumer-store.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
 import { ignoreTransition, transitionDeadLetters } from '../shared/dead-letter-transition.js';
@@ -21,6 +23,7 @@ import { adminDialect } from './admin-sql.js';
 import * as dl from './dead-letter-sql.js';
 import { statementName } from './executor.js';
 import * as inbox from './inbox-sql.js';
+import * as guards from './version-guard-sql.js';
 
 type Rows = { rows: Record<string, unknown>[]; rowCount: number };
 
@@ -34,8 +37,8 @@ export interface PgOwnConnection {
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
 }
 
-/** Inbox and dead letters on PostgreSQL; PostgresOutboxStore delegates its ConsumerStore methods here. */
-export class PostgresConsumerOps implements InboxStore, DeadLetterStore {
+/** Inbox, dead letters and version guards on PostgreSQL; PostgresOutboxStore delegates its consumer methods here. */
+export class PostgresConsumerOps implements InboxStore, DeadLetterStore, VersionGuardStore {
   constructor(
     private readonly db: PgOwnConnection,
     private readonly t: TableNames,
@@ -60,7 +63,7 @@ export class PostgresConsumerOps implements InboxStore, DeadLetterStore {
   }
 
   async purgeInbox(before: number, limit: number): Promise<number> {
-    return (await this.db.run(inbox.purgeInbox(this.t), [before, limit])).rowCount;
+    return (await this.db.runForcedPlan(inbox.purgeInbox(this.t), [before, limit])).rowCount;
   }
 
   async recordDeliveryFailure(tx: SqlExecutor, f: FailureRecord, decide: DecideRetry): Promise<RecordedFailure> {
@@ -139,5 +142,16 @@ export class PostgresConsumerOps implements InboxStore, DeadLetterStore {
   async purgeSettledDeadLetters(before: number, limit: number): Promise<number> {
     const { rows } = await this.db.runForcedPlan(dl.purgeSettled(this.t), [before, limit]);
     return Number(rows[0]!.n);
+  }
+
+  async raiseVersion(tx: SqlExecutor, g: VersionGuardKey, version: number): Promise<boolean> {
+    const text = guards.raiseVersion(this.t);
+    const res = await tx.query(text, [g.group, g.scope, g.key, version], { name: statementName(text) });
+    return res.rowCount === 1;
+  }
+
+  async guardedVersion(g: VersionGuardKey): Promise<number | undefined> {
+    const { rows } = await this.db.run(guards.selectVersion(this.t), [g.group, g.scope, g.key]);
+    return rows[0] ? Number(rows[0].version) : undefined;
   }
 }

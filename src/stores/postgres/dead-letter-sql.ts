@@ -1,5 +1,6 @@
 import { DEAD_LETTER_COLUMNS, deadLetterColumns } from '../shared/dead-letter-row.js';
 import type { TableNames } from '../shared/naming.js';
+import { hasStatus } from './status-filter.js';
 
 /** PostgreSQL statements of the dead letters, one named function each. */
 
@@ -56,7 +57,7 @@ RETURNING ${deadLetterColumns('d')}`;
 export const markResolved = (t: TableNames) => `WITH d AS (
   UPDATE ${t.deadLetters}
   SET status = 'resolved', next_retry_at = NULL, claimed_by = NULL, lease_until = NULL, updated_at = $3
-  WHERE id = $1 AND status = 'replaying' AND claimed_by = $2
+  WHERE id = $1 AND ${hasStatus('replaying')} AND claimed_by = $2
   RETURNING id, message_id, group_name, attempts)
 INSERT INTO ${t.deadLetterEvents} (${EVENT_COLUMNS})
 SELECT id, message_id, group_name, $3::bigint, 'resolved', attempts, NULL, $2::text FROM d`;
@@ -65,7 +66,7 @@ SELECT id, message_id, group_name, $3::bigint, 'resolved', attempts, NULL, $2::t
 export const markResolvedMany = (t: TableNames) => `WITH d AS (
   UPDATE ${t.deadLetters}
   SET status = 'resolved', next_retry_at = NULL, claimed_by = NULL, lease_until = NULL, updated_at = $3
-  WHERE id = ANY($1::bigint[]) AND status = 'replaying' AND claimed_by = $2
+  WHERE id = ANY($1::bigint[]) AND ${hasStatus('replaying')} AND claimed_by = $2
   RETURNING id, message_id, group_name, attempts)
 INSERT INTO ${t.deadLetterEvents} (${EVENT_COLUMNS})
 SELECT id, message_id, group_name, $3::bigint, 'resolved', attempts, NULL, $2::text FROM d`;
@@ -75,7 +76,7 @@ export const reschedule = (t: TableNames) => `WITH d AS (
   UPDATE ${t.deadLetters}
   SET attempts = $3, status = $4, next_retry_at = $5, last_error = $6, claimed_by = NULL, lease_until = NULL,
     updated_at = $7
-  WHERE id = $1 AND status = 'replaying' AND claimed_by = $2
+  WHERE id = $1 AND ${hasStatus('replaying')} AND claimed_by = $2
   RETURNING id, message_id, group_name, attempts, status, last_error)
 INSERT INTO ${t.deadLetterEvents} (${EVENT_COLUMNS})
 SELECT id, message_id, group_name, $7::bigint, CASE WHEN status = 'dead' THEN 'dead' ELSE 'replay_failed' END,

@@ -16,6 +16,12 @@ RETURNING message_id`;
 export const selectRecordedAt = (t: TableNames) =>
   `SELECT recorded_at FROM ${t.inbox} WHERE message_id = $1 AND group_name = $2`;
 
-/** $1 before, $2 limit. */
-export const purgeInbox = (t: TableNames) => `DELETE FROM ${t.inbox} WHERE (message_id, group_name) IN (
-  SELECT message_id, group_name FROM ${t.inbox} WHERE recorded_at < $1 ORDER BY recorded_at LIMIT $2)`;
+/**
+ * $1 before, $2 limit. The oldest rows on their index (plan forced with CLAIM_PLAN_SETTINGS), deleted
+ * by row address: a TID scan is the one way to reach them, where a join back on the two-column key
+ * let stale statistics choose a scan of the whole inbox. Inbox rows are never updated, and a row
+ * seen by this statement's snapshot cannot be vacuumed away under it, so each address still holds
+ * the row the subquery chose (or one another purge deleted meanwhile, which is skipped).
+ */
+export const purgeInbox = (t: TableNames) => `DELETE FROM ${t.inbox} WHERE ctid = ANY(ARRAY(
+  SELECT ctid FROM ${t.inbox} WHERE recorded_at < $1 ORDER BY recorded_at LIMIT $2))`;

@@ -110,7 +110,10 @@ class PgLockedBatch implements LockedBatch {
     if (sent.length > 0) await tx.query(sql.markSent(this.tables), [sent, now]);
     const recorded: number[] = [];
     for (const f of failures) {
-      const res = await tx.query(sql.recordFailure(this.tables, false), sql.recordFailureValues(f, now));
+      const res =
+        f.charged === false
+          ? await tx.query(sql.recordInterruption(this.tables, false), sql.recordInterruptionValues(f, false))
+          : await tx.query(sql.recordFailure(this.tables, false), sql.recordFailureValues(f, now));
       if (res.rowCount === 1) recorded.push(f.seq);
     }
     return recorded;

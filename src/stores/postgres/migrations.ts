@@ -167,6 +167,26 @@ export function postgresMigrations(t: TableNames, indexPrefix: string): Migratio
     },
     {
       id: 5,
+      name: 'resend-history',
+      // A resend keeps the time the broker had confirmed the copy it replaces, for the message's timeline.
+      up: [`ALTER TABLE ${t.outboxAttempts} ADD COLUMN IF NOT EXISTS confirmed_at BIGINT`],
+    },
+    {
+      id: 6,
+      name: 'version-guards',
+      // BIGINT: producers may version with timestamps. The key is what concurrent raises meet on.
+      up: [
+        `CREATE TABLE IF NOT EXISTS ${t.versionGuards} (
+          group_name VARCHAR(200) NOT NULL,
+          scope VARCHAR(200) NOT NULL,
+          msg_key VARCHAR(200) NOT NULL,
+          version BIGINT NOT NULL,
+          CONSTRAINT ${bare('version_guards_pkey')} PRIMARY KEY (group_name, scope, msg_key)
+        )`,
+      ],
+    },
+    {
+      id: 7,
       name: 'relay-stopped',
       // A graceful stop marks the heartbeat row instead of deleting it: "stopped" differs from "never ran".
       up: [`ALTER TABLE ${t.relays} ADD COLUMN IF NOT EXISTS stopped_at BIGINT`],

@@ -1,6 +1,7 @@
 import type { FailureUpdate } from '../../ports/outbox-store.js';
 import { clipError, OUTBOX_COLUMNS } from '../shared/outbox-row.js';
 import type { TableNames } from '../shared/naming.js';
+import { hasStatus } from './status-filter.js';
 
 /** PostgreSQL statements of the outbox, one named function each. */
 
@@ -32,9 +33,10 @@ export const nextKeySeq = (t: TableNames) => `INSERT INTO ${t.outboxKeys} AS k (
   ON CONFLICT (ordering_key) DO UPDATE SET last_seq = k.last_seq + 1 RETURNING last_seq`;
 
 /**
- * Settings of a claim's transaction. A forced index plan: the planner must not choose a seq scan on
- * stale statistics. No wait for the WAL flush: a relay's bookkeeping lost in a server crash only means
- * a row is published again, with its id, which at-least-once delivery allows.
+ * Settings of a claim's or a purge's transaction (Surety's own, never the caller's). A forced index
+ * plan: the planner must not choose a seq scan, or a bitmap scan and a sort, on stale statistics. No
+ * wait for the WAL flush: bookkeeping lost in a server crash only means a row is published (or a
+ * purge run) again, which at-least-once delivery allows.
  */
 export const CLAIM_PLAN_SETTINGS =
   'SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL synchronous_commit = off';
@@ -74,9 +76,10 @@ FOR UPDATE SKIP LOCKED`;
 export const lockedClaimSettings = (leaseMs: number) =>
   `${CLAIM_PLAN_SETTINGS}; SET LOCAL idle_in_transaction_session_timeout = ${Math.trunc(leaseMs)}`;
 
+/** $1 seqs, $2 now. Rows already sent or dead are left as they are. */
 export const markSent = (t: TableNames) => `UPDATE ${t.outbox}
 SET status = 'sent', sent_at = $2, claimed_by = NULL
-WHERE seq = ANY($1::bigint[]) AND status = 'pending'`;
+WHERE seq = ANY($1::bigint[]) AND ${hasStatus('pending')}`;
 
 /**
  * $1 seq, $2 owner, $3 attempts, $4 next attempt, $5 status, $6 error, $7 now. Records the attempt in
@@ -86,7 +89,7 @@ WHERE seq = ANY($1::bigint[]) AND status = 'pending'`;
 export const recordFailure = (t: TableNames, owned = true) => `WITH o AS (
   UPDATE ${t.outbox}
   SET attempts = $3, next_attempt_at = $4, status = $5, last_error = $6, claimed_by = NULL
-  WHERE seq = $1 AND ${owned ? 'claimed_by = $2' : 'attempts = $3 - 1'} AND status = 'pending'
+  WHERE seq = $1 AND ${owned ? 'claimed_by = $2' : 'attempts = $3 - 1'} AND ${hasStatus('pending')}
   RETURNING message_id, attempts, status, last_error)
 INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor)
 SELECT message_id, attempts, $7::bigint, CASE WHEN status = 'dead' THEN 'dead' ELSE 'failed' END, last_error, $2::text
@@ -103,17 +106,33 @@ export const recordFailureValues = (u: FailureUpdate, now: number) => [
   u.now ?? now,
 ];
 
+/**
+ * $1 seq, $2 owner (`owned`) or the row's attempts (a locked claim), $3 next attempt, $4 error. An
+ * uncharged failure (the connection was lost): the row is rescheduled, its attempts and history untouched.
+ */
+export const recordInterruption = (t: TableNames, owned = true) => `UPDATE ${t.outbox}
+SET next_attempt_at = $3, last_error = $4, claimed_by = NULL
+WHERE seq = $1 AND ${owned ? 'claimed_by = $2' : 'attempts = $2'} AND status = 'pending'`;
+
+/** recordInterruption's values for `u`. */
+export const recordInterruptionValues = (u: FailureUpdate, owned = true) => [
+  u.seq,
+  owned ? u.owner : u.attempts,
+  u.nextAttemptAt,
+  clipError(u.error),
+];
+
 /** $1 owner, $2 seqs, $3 now: due again at once. */
 export const releaseClaims = (t: TableNames) => `UPDATE ${t.outbox}
 SET next_attempt_at = $3, claimed_by = NULL
-WHERE claimed_by = $1 AND seq = ANY($2::bigint[]) AND status = 'pending'`;
+WHERE claimed_by = $1 AND seq = ANY($2::bigint[]) AND ${hasStatus('pending')}`;
 
 /** $1 owner, $2 now, then pairwise $3 seqs, $4 message ids, $5 lease ends: due again at once. */
 export const releaseLeased = (t: TableNames) => `UPDATE ${t.outbox} o
 SET next_attempt_at = $2, claimed_by = NULL
 FROM unnest($3::bigint[], $4::uuid[], $5::bigint[]) AS r(seq, message_id, until)
 WHERE o.seq = r.seq AND o.message_id = r.message_id AND o.next_attempt_at = r.until
-AND o.claimed_by = $1 AND o.status = 'pending'`;
+AND o.claimed_by = $1 AND ${hasStatus('pending', 'o')}`;
 
 /** $1 seqs, $2 message ids, pairwise. */
 export const countRows = (t: TableNames) => `SELECT count(*)::int AS n
@@ -124,13 +143,20 @@ JOIN ${t.outbox} o ON o.seq = r.seq AND o.message_id = r.message_id`;
 export const countRow = (t: TableNames) =>
   `SELECT count(*)::int AS n FROM ${t.outbox} WHERE seq = $1 AND message_id = $2`;
 
-export const purgeSent = (t: TableNames) => `DELETE FROM ${t.outbox} WHERE seq IN (
-  SELECT seq FROM ${t.outbox} WHERE status = 'sent' AND sent_at < $1 ORDER BY sent_at LIMIT $2)`;
-
-/** $1 before, $2 limit. History of purged rows: attempts whose outbox row is gone (retention runs it after purgeSent). */
-export const purgeOrphanAttempts = (t: TableNames) => `DELETE FROM ${t.outboxAttempts} WHERE id IN (
-  SELECT a.id FROM ${t.outboxAttempts} a WHERE a.at < $1
-  AND NOT EXISTS (SELECT 1 FROM ${t.outbox} o WHERE o.message_id = a.message_id) ORDER BY a.id LIMIT $2)`;
+/**
+ * $1 before, $2 limit. Sent rows older than `before`, oldest first on their partial index (plan
+ * forced with CLAIM_PLAN_SETTINGS), deleted with their attempt history in one statement, found by
+ * message id. SKIP LOCKED passes over a row an operator is resending; locking re-checks the status
+ * on the newest row version, which the lock then keeps, so the outer delete needs only the seqs.
+ */
+export const purgeSent = (t: TableNames) => `WITH o AS (
+  DELETE FROM ${t.outbox}
+  WHERE seq = ANY(ARRAY(
+    SELECT seq FROM ${t.outbox} WHERE status = 'sent' AND sent_at < $1
+    ORDER BY sent_at LIMIT $2 FOR UPDATE SKIP LOCKED))
+  RETURNING message_id),
+a AS (DELETE FROM ${t.outboxAttempts} WHERE message_id = ANY(ARRAY(SELECT message_id FROM o)))
+SELECT count(*)::int AS n FROM o`;
 
 export const stats = (t: TableNames) => `SELECT status, count(*)::bigint AS n, min(created_at) AS oldest
 FROM ${t.outbox} GROUP BY status`;

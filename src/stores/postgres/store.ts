@@ -236,7 +236,10 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
   }
 
   async recordFailure(u: FailureUpdate): Promise<boolean> {
-    const res = await this.run(sql.recordFailure(this.tables), sql.recordFailureValues(u, Date.now()));
+    const res =
+      u.charged === false
+        ? await this.run(sql.recordInterruption(this.tables), sql.recordInterruptionValues(u))
+        : await this.run(sql.recordFailure(this.tables), sql.recordFailureValues(u, Date.now()));
     return res.rowCount === 1;
   }
 
@@ -267,9 +270,8 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
   }
 
   async purgeSent(before: number, limit: number): Promise<number> {
-    const purged = (await this.run(sql.purgeSent(this.tables), [before, limit])).rowCount;
-    if (purged > 0) await this.run(sql.purgeOrphanAttempts(this.tables), [before, limit]);
-    return purged;
+    const { rows } = await this.runForcedPlan(sql.purgeSent(this.tables), [before, limit]);
+    return Number(rows[0]!.n);
   }
 
   async stats(): Promise<OutboxStats> {

@@ -25,8 +25,9 @@ export function ignoreDeadLetter(ctx: AdminContext, id: number, reason: string, 
 
 /**
  * A row not being replayed gets a new (UTF-8) body; its status stays, the old body goes into the
- * history. With `replay`, only a row replay accepts is edited, and it is made due in the same
- * transaction: a replay that fails takes the edit back with it.
+ * history. A row under an expired lease counts as pending: the edit releases the dead replayer's
+ * claim, so it cannot settle the row with the old body. With `replay`, only a row replay accepts is
+ * edited, and it is made due in the same transaction: a replay that fails takes the edit back with it.
  */
 export function editDeadLetter(
   ctx: AdminContext,
@@ -41,6 +42,7 @@ export function editDeadLetter(
     const edited = await transitionDeadLetters(tx, d, ctx.t, {
       ids: [id],
       from: options.replay ? replay.from : ['pending', 'resolved', 'ignored', 'dead'],
+      asOf: a.now,
       set: { body, body_encoding: 'utf8', updated_at: a.now },
       event: { kind: 'edited', at: a.now, actor: a.actor, detail: PREVIOUS_BODY },
     });

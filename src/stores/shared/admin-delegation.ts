@@ -35,14 +35,14 @@ export abstract class AdminDelegation extends ConsumerDelegation implements Admi
   listOutbox(filter: OutboxFilter, page: PageRequest): Promise<Page<OutboxRow>> {
     return reads.listOutbox(this.admin, filter, page);
   }
-  listDeadLetters(filter: DeadLetterFilter, page: PageRequest): Promise<Page<DeadLetterRow>> {
-    return reads.listDeadLetters(this.admin, filter, page);
+  listDeadLetters(filter: DeadLetterFilter, page: PageRequest, now = Date.now()): Promise<Page<DeadLetterRow>> {
+    return reads.listDeadLetters(this.admin, filter, page, now);
   }
-  getDeadLetterById(id: number): Promise<DeadLetterRow | undefined> {
-    return reads.getDeadLetterById(this.admin, id);
+  getDeadLetterById(id: number, now = Date.now()): Promise<DeadLetterRow | undefined> {
+    return reads.getDeadLetterById(this.admin, id, now);
   }
-  lineage(messageId: string): Promise<Lineage | undefined> {
-    return reads.lineage(this.admin, messageId);
+  lineage(messageId: string, now = Date.now()): Promise<Lineage | undefined> {
+    return reads.lineage(this.admin, messageId, now);
   }
   overview(now: number): Promise<Overview> {
     return reads.overview(this.admin, now);

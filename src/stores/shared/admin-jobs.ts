@@ -35,7 +35,7 @@ export async function createJob(ctx: AdminContext, job: NewJob): Promise<AdminJo
       ? { ...job, filter: { ...job.filter, status: JOB_REPLAY_DEFAULT } }
       : job;
   return ctx.db.transaction(async (tx) => {
-    const { rows } = await run(tx, sql.countJobRows(d, ctx.t, stored.kind, stored.filter));
+    const { rows } = await run(tx, sql.countJobRows(d, ctx.t, stored.kind, stored.filter, stored.now));
     const total = Number(rows[0]?.n ?? 0);
     const maxId = rows[0]?.max_id === null || rows[0]?.max_id === undefined ? 0 : Number(rows[0].max_id);
     const id = await insertReturningId(tx, ctx, sql.insertJob(d, ctx.t, stored, total, maxId));
@@ -82,7 +82,7 @@ export async function runJobBatch(
     const job = toAdminJob(locked);
     if (job.owner !== owner) return undefined;
     if (job.status !== 'running') return job;
-    const candidates = (await run(tx, sql.selectJobRows(d, t, job, limit))).rows.map((r) => Number(r.id));
+    const candidates = (await run(tx, sql.selectJobRows(d, t, job, limit, now))).rows.map((r) => Number(r.id));
     const ids = await lockedPrefix(tx, ctx, job.kind, candidates);
     const actor = `job:${job.id}`;
     let changed: number;

@@ -37,6 +37,8 @@ export const INBOX_COUNT_CAP = 100_000;
 const MINUTE = 60_000;
 /** Error groups the overview shows; the long tail stays in the list view. */
 const DEAD_LETTER_GROUPS = 50;
+/** Consumer groups with due retries the overview shows, longest waiting first. */
+const DUE_GROUPS = 50;
 /** Stopped relays an overview lists: the doctor needs only the latest. */
 const STOPPED_RELAYS = 5;
 
@@ -46,22 +48,29 @@ export async function listOutbox(ctx: AdminContext, f: OutboxFilter, page: PageR
   return toPage(rows.map(toOutboxRow), page.limit, (r) => r.seq);
 }
 
+// Dead letters read with their status as of `now` (see dead-letter-status.ts).
+
 export async function listDeadLetters(
   ctx: AdminContext,
   f: DeadLetterFilter,
   page: PageRequest,
+  now: number,
 ): Promise<Page<DeadLetterRow>> {
   checkPage(page);
-  const { rows } = await run(ctx.db, sql.listDeadLetters(ctx.sql.adminDialect, ctx.t, f, page));
+  const { rows } = await run(ctx.db, sql.listDeadLetters(ctx.sql.adminDialect, ctx.t, f, page, now));
   return toPage(rows.map(toDeadLetterRow), page.limit, (r) => r.id);
 }
 
-export async function getDeadLetterById(ctx: AdminContext, id: number): Promise<DeadLetterRow | undefined> {
-  const { rows } = await run(ctx.db, sql.selectDeadLetterById(ctx.sql.adminDialect, ctx.t, id));
+export async function getDeadLetterById(
+  ctx: AdminContext,
+  id: number,
+  now: number,
+): Promise<DeadLetterRow | undefined> {
+  const { rows } = await run(ctx.db, sql.selectDeadLetterById(ctx.sql.adminDialect, ctx.t, id, now));
   return rows[0] ? toDeadLetterRow(rows[0]) : undefined;
 }
 
-export async function lineage(ctx: AdminContext, messageId: string): Promise<Lineage | undefined> {
+export async function lineage(ctx: AdminContext, messageId: string, now: number): Promise<Lineage | undefined> {
   const { db, t } = ctx;
   const d = ctx.sql.adminDialect;
   const inOutbox = d.isOutboxMessageId(messageId);
@@ -70,7 +79,7 @@ export async function lineage(ctx: AdminContext, messageId: string): Promise<Lin
     inOutbox ? run(db, sql.selectOutboxByMessageId(d, t, messageId)) : none,
     inOutbox ? run(db, sql.selectOutboxAttempts(d, t, messageId)) : none,
     run(db, sql.selectInboxByMessageId(d, t, messageId)),
-    run(db, sql.selectDeadLettersByMessageId(d, t, messageId)),
+    run(db, sql.selectDeadLettersByMessageId(d, t, messageId, now)),
     run(db, sql.selectDeadLetterEvents(d, t, messageId)),
   ]);
   if (outbox.rows.length === 0 && inbox.rows.length === 0 && deadLetters.rows.length === 0) return undefined;
@@ -97,8 +106,9 @@ export async function overview(ctx: AdminContext, now: number): Promise<Overview
   const since = currentMinute - 59 * MINUTE;
   // One query at a time: the overview shares the store's small pool with the relay and consumers.
   const stats = await run(db, sql.outboxStats(t));
-  const counts = await run(db, sql.deadLetterCounts(t));
+  const counts = await run(db, sql.deadLetterCounts(d, t, now));
   const expired = await run(db, sql.countExpiredLeases(d, t, now));
+  const due = await run(db, sql.dueRetryGroups(d, t, now, DUE_GROUPS));
   const inbox = await run(db, sql.countInbox(t, INBOX_COUNT_CAP + 1));
   const sent = await run(db, ctx.sql.sentPerMinute(t, since));
   const consumed = await run(db, ctx.sql.consumedPerMinute(t, since));
@@ -112,6 +122,12 @@ export async function overview(ctx: AdminContext, now: number): Promise<Overview
     outbox: statsFromRows(stats.rows),
     deadLetters: countsFromRows(counts.rows),
     expiredLeases: Number(expired.rows[0]?.n ?? 0),
+    dueRetries: due.rows.map((r) => ({
+      group: String(r.group_name),
+      count: Number(r.n),
+      expiredLeases: Number(r.expired),
+      oldestDueAt: Number(r.oldest),
+    })),
     inboxSize: Math.min(Number(inbox.rows[0]?.n ?? 0), INBOX_COUNT_CAP),
     inboxSizeExact: Number(inbox.rows[0]?.n ?? 0) <= INBOX_COUNT_CAP,
     throughput: Array.from({ length: 60 }, (_, i) => {

@@ -47,6 +47,7 @@ export function toOutboxAttempt(r: Record<string, unknown>): OutboxAttempt {
     outcome: String(r.outcome) as OutboxAttempt['outcome'],
     error: textOrNull(r.error),
     actor: textOrNull(r.actor),
+    confirmedAt: r.confirmed_at === null || r.confirmed_at === undefined ? null : num(r.confirmed_at),
   };
 }
 

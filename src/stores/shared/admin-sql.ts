@@ -8,7 +8,7 @@ import type {
   PageRequest,
 } from '../../ports/admin-store.js';
 import type { DeadLetterStatus } from '../../ports/consumer-store.js';
-import { DEAD_LETTER_COLUMNS } from './dead-letter-row.js';
+import { deadLetterColumnsAsOf, statusAsOf, statusInAsOf } from './dead-letter-status.js';
 import type { TableNames } from './naming.js';
 import { OUTBOX_COLUMNS } from './outbox-row.js';
 import { Binder, Where, type SqlDialect, type Statement } from './sql-dialect.js';
@@ -33,9 +33,10 @@ export function outboxConditions(w: Where, f: OutboxFilter): Where {
     .lt('created_at', f.to);
 }
 
-export function deadLetterConditions(w: Where, f: DeadLetterFilter, d: SqlDialect): Where {
+/** Statuses are as of `now` (see dead-letter-status.ts). */
+export function deadLetterConditions(w: Where, f: DeadLetterFilter, d: SqlDialect, now: number): Where {
   return w
-    .in('status', f.status)
+    .add((b) => (f.status === undefined ? undefined : statusInAsOf(b, f.status, now)))
     .eq('type', f.type)
     .eq('msg_key', f.key)
     .eq('group_name', f.group)
@@ -53,17 +54,27 @@ export function listOutbox(d: SqlDialect, t: TableNames, f: OutboxFilter, page: 
   );
 }
 
-export function listDeadLetters(d: SqlDialect, t: TableNames, f: DeadLetterFilter, page: PageRequest): Statement {
+// Dead letters are read with their status as of `now`; the columns bind before the conditions, in text order.
+
+export function listDeadLetters(
+  d: SqlDialect,
+  t: TableNames,
+  f: DeadLetterFilter,
+  page: PageRequest,
+  now: number,
+): Statement {
   const b = new Binder(d);
-  const w = deadLetterConditions(new Where(b), f, d).lt('id', page.before);
+  const columns = deadLetterColumnsAsOf(b, now);
+  const w = deadLetterConditions(new Where(b), f, d, now).lt('id', page.before);
   return b.statement(
-    `SELECT ${DEAD_LETTER_COLUMNS} FROM ${t.deadLetters} WHERE ${w} ORDER BY id DESC LIMIT ${b.bind(page.limit + 1)}`,
+    `SELECT ${columns} FROM ${t.deadLetters} WHERE ${w} ORDER BY id DESC LIMIT ${b.bind(page.limit + 1)}`,
   );
 }
 
-export function selectDeadLetterById(d: SqlDialect, t: TableNames, id: number): Statement {
+export function selectDeadLetterById(d: SqlDialect, t: TableNames, id: number, now: number): Statement {
   const b = new Binder(d);
-  return b.statement(`SELECT ${DEAD_LETTER_COLUMNS} FROM ${t.deadLetters} WHERE id = ${b.bind(id)}`);
+  const columns = deadLetterColumnsAsOf(b, now);
+  return b.statement(`SELECT ${columns} FROM ${t.deadLetters} WHERE id = ${b.bind(id)}`);
 }
 
 export function selectOutboxByMessageId(d: SqlDialect, t: TableNames, messageId: string): Statement {
@@ -74,7 +85,7 @@ export function selectOutboxByMessageId(d: SqlDialect, t: TableNames, messageId:
 export function selectOutboxAttempts(d: SqlDialect, t: TableNames, messageId: string): Statement {
   const b = new Binder(d);
   return b.statement(
-    `SELECT at, attempt, outcome, error, actor FROM ${t.outboxAttempts} WHERE message_id = ${b.bind(messageId)} ORDER BY id`,
+    `SELECT at, attempt, outcome, error, actor, confirmed_at FROM ${t.outboxAttempts} WHERE message_id = ${b.bind(messageId)} ORDER BY id`,
   );
 }
 
@@ -85,11 +96,10 @@ export function selectInboxByMessageId(d: SqlDialect, t: TableNames, messageId: 
   );
 }
 
-export function selectDeadLettersByMessageId(d: SqlDialect, t: TableNames, messageId: string): Statement {
+export function selectDeadLettersByMessageId(d: SqlDialect, t: TableNames, messageId: string, now: number): Statement {
   const b = new Binder(d);
-  return b.statement(
-    `SELECT ${DEAD_LETTER_COLUMNS} FROM ${t.deadLetters} WHERE message_id = ${b.bind(messageId)} ORDER BY id`,
-  );
+  const columns = deadLetterColumnsAsOf(b, now);
+  return b.statement(`SELECT ${columns} FROM ${t.deadLetters} WHERE message_id = ${b.bind(messageId)} ORDER BY id`);
 }
 
 export function selectDeadLetterEvents(d: SqlDialect, t: TableNames, messageId: string): Statement {
@@ -104,16 +114,33 @@ export const outboxStats = (t: TableNames): Statement => ({
   values: [],
 });
 
-export const deadLetterCounts = (t: TableNames): Statement => ({
-  text: `SELECT status, count(*) AS n FROM ${t.deadLetters} GROUP BY status`,
-  values: [],
-});
+/** Counts by status as of `now`: rows under an expired lease count as pending. */
+export function deadLetterCounts(d: SqlDialect, t: TableNames, now: number): Statement {
+  const b = new Binder(d);
+  return b.statement(`SELECT ${statusAsOf(b, now)} AS status, count(*) AS n FROM ${t.deadLetters} GROUP BY 1`);
+}
 
 export function countExpiredLeases(d: SqlDialect, t: TableNames, now: number): Statement {
   const b = new Binder(d);
   return b.statement(
     `SELECT count(*) AS n FROM ${t.deadLetters} WHERE status = 'replaying' AND lease_until <= ${b.bind(now)}`,
   );
+}
+
+/**
+ * Rows (group_name, n, expired, oldest) of dead letters due for a retry at `now`, by consumer
+ * group, longest waiting first: pending ones whose time has come, and those under an expired lease
+ * (due since it ended). Each branch walks its status index (partial where the database has them).
+ */
+export function dueRetryGroups(d: SqlDialect, t: TableNames, now: number, limit: number): Statement {
+  const b = new Binder(d);
+  return b.statement(`SELECT group_name, count(*) AS n, sum(expired) AS expired, min(due_at) AS oldest FROM (
+  SELECT group_name, 0 AS expired, next_retry_at AS due_at FROM ${t.deadLetters}
+  WHERE status = 'pending' AND next_retry_at <= ${b.bind(now)}
+  UNION ALL
+  SELECT group_name, 1 AS expired, lease_until AS due_at FROM ${t.deadLetters}
+  WHERE status = 'replaying' AND lease_until <= ${b.bind(now)}
+) due GROUP BY group_name ORDER BY oldest, group_name LIMIT ${b.bind(limit)}`);
 }
 
 /** Counts at most `cap` rows: an overview polled every few seconds must not scan a large inbox. */
@@ -183,17 +210,24 @@ export function listAudit(d: SqlDialect, t: TableNames, f: AuditFilter, page: Pa
 export const jobTarget = (t: TableNames, kind: JobKind) =>
   kind === 'outbox.resend' ? { table: t.outbox, id: 'seq' } : { table: t.deadLetters, id: 'id' };
 
-function jobConditions(w: Where, kind: JobKind, filter: NewJob['filter'], d: SqlDialect): Where {
+/** Dead letters are matched by their status as of `now`. */
+function jobConditions(w: Where, kind: JobKind, filter: NewJob['filter'], d: SqlDialect, now: number): Where {
   return kind === 'outbox.resend'
     ? outboxConditions(w, filter as OutboxFilter)
-    : deadLetterConditions(w, filter as DeadLetterFilter, d);
+    : deadLetterConditions(w, filter as DeadLetterFilter, d, now);
 }
 
 /** Rows a new job would act on: how many, and the highest id (the job's fixed upper bound). */
-export function countJobRows(d: SqlDialect, t: TableNames, kind: JobKind, filter: NewJob['filter']): Statement {
+export function countJobRows(
+  d: SqlDialect,
+  t: TableNames,
+  kind: JobKind,
+  filter: NewJob['filter'],
+  now: number,
+): Statement {
   const b = new Binder(d);
   const { table, id } = jobTarget(t, kind);
-  const w = jobConditions(new Where(b), kind, filter, d);
+  const w = jobConditions(new Where(b), kind, filter, d, now);
   return b.statement(`SELECT count(*) AS n, max(${id}) AS max_id FROM ${table} WHERE ${w}`);
 }
 
@@ -203,10 +237,11 @@ export function selectJobRows(
   t: TableNames,
   job: { kind: JobKind; filter: NewJob['filter']; cursor: number; maxId: number },
   limit: number,
+  now: number,
 ): Statement {
   const b = new Binder(d);
   const { table, id } = jobTarget(t, job.kind);
-  const w = jobConditions(new Where(b).gt(id, job.cursor).lte(id, job.maxId), job.kind, job.filter, d);
+  const w = jobConditions(new Where(b).gt(id, job.cursor).lte(id, job.maxId), job.kind, job.filter, d, now);
   return b.statement(`SELECT ${id} AS id FROM ${table} WHERE ${w} ORDER BY ${id} LIMIT ${b.bind(limit)}`);
 }
 
@@ -332,7 +367,10 @@ export function endJob(
   return b.statement(`UPDATE ${t.adminJobs} SET ${set} WHERE ${w}`);
 }
 
-/** Locks the given dead letters that are in one of `from` (and held by `claimedBy`), in id order. */
+/**
+ * Locks the given dead letters that are in one of `from` (and held by `claimedBy`), in id order.
+ * With `asOf`, by their status as of then: a row under an expired lease is pending.
+ */
 export function lockDeadLetters(
   d: SqlDialect,
   t: TableNames,
@@ -340,11 +378,15 @@ export function lockDeadLetters(
   from: readonly DeadLetterStatus[],
   claimedBy: string | undefined,
   withBody: boolean,
+  asOf?: number,
 ): Statement {
   const b = new Binder(d);
-  const w = new Where(b).in('id', ids).in('status', from).eq('claimed_by', claimedBy);
+  const w = new Where(b).in('id', ids);
+  if (asOf === undefined) w.in('status', from);
+  else w.add((binder) => statusInAsOf(binder, from, asOf));
+  w.eq('claimed_by', claimedBy);
   return b.statement(
-    `SELECT id, message_id, group_name, attempts${withBody ? ', body' : ''} FROM ${t.deadLetters} WHERE ${w} ORDER BY id ${d.forUpdate}`,
+    `SELECT id, message_id, group_name, attempts, status, lease_until${withBody ? ', body' : ''} FROM ${t.deadLetters} WHERE ${w} ORDER BY id ${d.forUpdate}`,
   );
 }
 
@@ -390,7 +432,7 @@ export function lockOutboxRows(
 ): Statement {
   const b = new Binder(d);
   const w = 'seqs' in by ? new Where(b).in('seq', by.seqs) : new Where(b).eq('message_id', by.messageId);
-  return b.statement(`SELECT seq, message_id FROM ${t.outbox} WHERE ${w} ORDER BY seq ${d.forUpdate}`);
+  return b.statement(`SELECT seq, message_id, sent_at FROM ${t.outbox} WHERE ${w} ORDER BY seq ${d.forUpdate}`);
 }
 
 export interface AttemptRow {
@@ -400,12 +442,16 @@ export interface AttemptRow {
   readonly outcome: 'failed' | 'dead' | 'resent';
   readonly error: string | null;
   readonly actor: string | null;
+  /** A resend's: when the copy it replaces was confirmed. */
+  readonly confirmedAt?: number | null;
 }
 
 export function insertOutboxAttempts(d: SqlDialect, t: TableNames, attempts: readonly AttemptRow[]): Statement {
   const b = new Binder(d);
   const rows = attempts
-    .map((a) => `(${b.list([a.messageId, a.attempt, a.at, a.outcome, a.error, a.actor])})`)
+    .map((a) => `(${b.list([a.messageId, a.attempt, a.at, a.outcome, a.error, a.actor, a.confirmedAt ?? null])})`)
     .join(', ');
-  return b.statement(`INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor) VALUES ${rows}`);
+  return b.statement(
+    `INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor, confirmed_at) VALUES ${rows}`,
+  );
 }

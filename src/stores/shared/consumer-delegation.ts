@@ -6,14 +6,16 @@ import type {
   InboxStore,
   RecordedFailure,
   RetryDecision,
+  VersionGuardKey,
+  VersionGuardStore,
 } from '../../ports/consumer-store.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
 
-type ConsumerOps = InboxStore & DeadLetterStore;
+type ConsumerOps = InboxStore & DeadLetterStore & VersionGuardStore;
 
 /**
- * The inbox and dead-letter half of every store, forwarded to the dialect's `consumer-ops.ts`, so the
- * store classes carry only their outbox code and connection handling.
+ * The inbox, dead-letter and version-guard half of every store, forwarded to the dialect's
+ * `consumer-ops.ts`, so the store classes carry only their outbox code and connection handling.
  */
 export abstract class ConsumerDelegation implements ConsumerOps {
   protected abstract readonly consumer: ConsumerOps;
@@ -60,5 +62,11 @@ export abstract class ConsumerDelegation implements ConsumerOps {
   }
   purgeSettledDeadLetters(before: number, limit: number): Promise<number> {
     return this.consumer.purgeSettledDeadLetters(before, limit);
+  }
+  raiseVersion(tx: SqlExecutor, guard: VersionGuardKey, version: number): Promise<boolean> {
+    return this.consumer.raiseVersion(tx, guard, version);
+  }
+  guardedVersion(guard: VersionGuardKey): Promise<number | undefined> {
+    return this.consumer.guardedVersion(guard);
   }
 }

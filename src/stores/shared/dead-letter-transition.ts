@@ -16,6 +16,12 @@ export interface DeadLetterTransition {
   readonly from: readonly DeadLetterStatus[];
   /** Only rows held by this replayer. */
   readonly claimedBy?: string;
+  /**
+   * Match `from` by the status as of this time, as operators see it: a row whose replayer's lease
+   * has ended by then counts as pending, and its claim is released by the change. Without it, by
+   * the stored status (a replayer settling its own claim).
+   */
+  readonly asOf?: number;
   /** Column assignments; names are Surety's own. */
   readonly set: Readonly<Record<string, unknown>>;
   readonly event: {
@@ -28,11 +34,14 @@ export interface DeadLetterTransition {
   };
 }
 
+/** What a change makes of a row taken from under an expired lease: no longer anyone's claim. */
+const RELEASED = { status: 'pending', claimed_by: null, lease_until: null } as const;
+
 /**
  * A conditional update of dead letters with one history row each, in the caller's transaction:
  * lock the rows still in an allowed state, update exactly those, record their events. Returns how
  * many changed. Rows in another state (or missing) are left alone, so a transition never applies
- * twice.
+ * twice. A live lease still refuses: its replayer's claim is re-checked under the row lock.
  */
 export async function transitionDeadLetters(
   tx: SqlExecutor,
@@ -42,14 +51,18 @@ export async function transitionDeadLetters(
 ): Promise<number> {
   if (tr.ids.length === 0) return 0;
   const withBody = tr.event.detail === PREVIOUS_BODY;
-  const lock = lockDeadLetters(d, t, tr.ids, tr.from, tr.claimedBy, withBody);
+  const lock = lockDeadLetters(d, t, tr.ids, tr.from, tr.claimedBy, withBody, tr.asOf);
   const { rows } = await tx.query(lock.text, lock.values);
   if (rows.length === 0) return 0;
   const ids = rows.map((r) => Number(r.id));
-  const update = updateDeadLetters(d, t, ids, tr.set);
-  const updated = await tx.query(update.text, update.values);
-  // The rows are locked (or the transaction is exclusive): nothing can have moved them.
-  if (updated.rowCount !== ids.length) throw new StoreError('a dead-letter transition lost rows it had locked');
+  const asOf = tr.asOf;
+  const expired = new Set(
+    asOf === undefined ? [] : rows.filter((r) => underExpiredLease(r, asOf)).map((r) => Number(r.id)),
+  );
+  const others = ids.filter((id) => !expired.has(id));
+  await updateLocked(tx, d, t, others, tr.set);
+  // Taken from under an expired lease: the dead replayer's claim goes with the change.
+  await updateLocked(tx, d, t, [...expired], { ...RELEASED, ...tr.set });
   const { kind, at, actor, detail, attempt } = tr.event;
   const events = insertDeadLetterEvents(
     d,
@@ -69,7 +82,25 @@ export async function transitionDeadLetters(
   return ids.length;
 }
 
+/** Updates rows the transition has locked, checking that it changed every one. */
+async function updateLocked(
+  tx: SqlExecutor,
+  d: SqlDialect,
+  t: TableNames,
+  ids: readonly number[],
+  set: Readonly<Record<string, unknown>>,
+): Promise<void> {
+  if (ids.length === 0) return;
+  const update = updateDeadLetters(d, t, ids, set);
+  const updated = await tx.query(update.text, update.values);
+  // The rows are locked (or the transaction is exclusive): nothing can have moved them.
+  if (updated.rowCount !== ids.length) throw new StoreError('a dead-letter transition lost rows it had locked');
+}
+
 const bodyText = (v: unknown): string => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v));
+
+const underExpiredLease = (r: Record<string, unknown>, asOf: number) =>
+  String(r.status) === 'replaying' && r.lease_until !== null && Number(r.lease_until) <= asOf;
 
 /** The states an operator's replay accepts. */
 export const REPLAYABLE: readonly DeadLetterStatus[] = ['pending', 'dead', 'ignored'];
@@ -87,7 +118,10 @@ export function jobReplayFrom(filter: { readonly status?: readonly DeadLetterSta
   return (filter.status ?? JOB_REPLAY_DEFAULT).filter((s) => REPLAYABLE.includes(s));
 }
 
-/** `from` (by default pending, dead or ignored) -> pending, due now (the replay job picks it up). */
+/**
+ * `from` (by default pending, dead or ignored, as of `now`) -> pending, due now (the replay job
+ * picks it up).
+ */
 export const replayTransition = (
   ids: readonly number[],
   actor: string,
@@ -96,6 +130,7 @@ export const replayTransition = (
 ): DeadLetterTransition => ({
   ids,
   from,
+  asOf: now,
   set: {
     status: 'pending',
     next_retry_at: now,
@@ -107,7 +142,7 @@ export const replayTransition = (
   event: { kind: 'replay_requested', at: now, actor, detail: null },
 });
 
-/** pending or dead -> ignored, keeping the reason. */
+/** pending or dead (as of `now`) -> ignored, keeping the reason. */
 export const ignoreTransition = (
   ids: readonly number[],
   reason: string,
@@ -116,6 +151,7 @@ export const ignoreTransition = (
 ): DeadLetterTransition => ({
   ids,
   from: ['pending', 'dead'],
+  asOf: now,
   set: { status: 'ignored', ignored_reason: reason, next_retry_at: null, updated_at: now },
   event: { kind: 'ignored', at: now, actor, detail: reason },
 });

@@ -30,6 +30,8 @@ export interface TableNames {
   readonly relays: string;
   readonly audit: string;
   readonly adminJobs: string;
+  /** The highest version each consumer group applied per (scope, key) (fetchBack). */
+  readonly versionGuards: string;
 }
 
 export function tableNames(prefix: string, qualify: (name: string) => string): TableNames {
@@ -45,5 +47,6 @@ export function tableNames(prefix: string, qualify: (name: string) => string): T
     relays: qualify(`${prefix}relays`),
     audit: qualify(`${prefix}audit`),
     adminJobs: qualify(`${prefix}admin_jobs`),
+    versionGuards: qualify(`${prefix}version_guards`),
   });
 }

@@ -14,7 +14,7 @@ export interface OutboxFailureSql {
 /**
  * Records a failed publish and its history row in `tx`, for the dialects without a data-modifying
  * CTE (MySQL, SQLite), so both commit together. False when the row is no longer the owner's to
- * update (its claim was lost), and then no history row is written.
+ * update (its claim was lost), and then no history row is written; nor is one for an uncharged failure.
  */
 export async function recordOutboxFailure(
   tx: SqlExecutor,
@@ -32,6 +32,7 @@ export async function recordOutboxFailure(
     u.owner,
   ]);
   if (res.rowCount !== 1) return false;
+  if (u.charged === false) return true; // attempts unchanged: not an attempt, so no history row
   await tx.query(sql.insertAttempt(t), [
     u.attempts,
     u.now ?? Date.now(),

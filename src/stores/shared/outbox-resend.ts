@@ -7,7 +7,7 @@ import type { TableNames } from './naming.js';
 /**
  * Resends outbox rows (any status) in the caller's transaction: locks them, makes them pending and
  * due at `now` with attempts reset to 0 and the claim dropped, and records a `resent` attempt for
- * each. The message id stays, so consumers' inboxes still recognise it. Returns how many.
+ * each, with the time the broker had confirmed the copy it replaces. The message id stays, so consumers' inboxes still recognise it. Returns how many.
  */
 export async function resendOutboxRows(
   tx: SqlExecutor,
@@ -31,7 +31,16 @@ export async function resendOutboxRows(
   const attempts = insertOutboxAttempts(
     sql.adminDialect,
     t,
-    rows.map((r) => ({ messageId: String(r.message_id), attempt: 0, at: now, outcome: 'resent', error: null, actor })),
+    rows.map((r) => ({
+      messageId: String(r.message_id),
+      attempt: 0,
+      at: now,
+      outcome: 'resent',
+      error: null,
+      actor,
+      // The row's sent time is about to go: the timeline keeps that confirm in the resend's history row.
+      confirmedAt: r.sent_at === null || r.sent_at === undefined ? null : Number(r.sent_at),
+    })),
   );
   await tx.query(attempts.text, attempts.values);
   return rows.length;

@@ -95,6 +95,13 @@ export class Where {
     return this;
   }
 
+  /** A condition `build` writes with the binder (undefined adds nothing). */
+  add(build: (b: Binder) => string | undefined): this {
+    const condition = build(this.b);
+    if (condition !== undefined) this.parts.push(condition);
+    return this;
+  }
+
   contains(column: string, text: string | undefined): this {
     if (text !== undefined && text !== '') {
       this.parts.push(this.b.d.containsIgnoreCase(column, this.b.bind(containsPattern(text))));

@@ -58,10 +58,12 @@ export interface SettledPurgeSql {
   deleteRows(count: number): string;
   /** `count` dead-letter ids: their history rows. */
   deleteEvents(count: number): string;
+  /**
+   * Ids per DELETE: up to 500 (well under every driver's limit on bound values), or 1 where the
+   * planner may scan the table rather than look up a list of ids (SQLite, see its outbox-sql.ts).
+   */
+  readonly chunk: number;
 }
-
-/** Ids per DELETE: well under every driver's and SQLite's limit on bound values. */
-const PURGE_CHUNK = 500;
 
 /**
  * Deletes at most `limit` settled dead letters and their history in `tx`, the caller's transaction:
@@ -75,8 +77,8 @@ export async function purgeSettledStepwise(
 ): Promise<number> {
   const { rows } = await tx.query<{ id: unknown }>(sql.selectSettled, [before, limit]);
   const ids = rows.map((r) => Number(r.id));
-  for (let i = 0; i < ids.length; i += PURGE_CHUNK) {
-    const chunk = ids.slice(i, i + PURGE_CHUNK);
+  for (let i = 0; i < ids.length; i += sql.chunk) {
+    const chunk = ids.slice(i, i + sql.chunk);
     const deleted = await tx.query(sql.deleteRows(chunk.length), chunk);
     // The rows are locked (or the transaction is exclusive): nothing can have moved them.
     if (deleted.rowCount !== chunk.length) throw new StoreError('a dead-letter purge lost rows it had locked');

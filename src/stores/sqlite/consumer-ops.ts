@@ -5,6 +5,8 @@ import type {
   FailureRecord,
   InboxStore,
   RecordedFailure,
+  VersionGuardKey,
+  VersionGuardStore,
 } from '../../ports/consumer-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { countsFromRows, toDeadLetterRow, type ClaimDueRequest, type DecideRetry } from '../shared/dead-letter-row.js';
@@ -20,6 +22,7 @@ import {
 import { adminDialect } from './admin-sql.js';
 import * as dl from './dead-letter-sql.js';
 import * as inbox from './inbox-sql.js';
+import * as guards from './version-guard-sql.js';
 
 /** How the consumer operations reach the store's Database; errors arrive as StoreError. */
 export interface SqliteOwnConnection {
@@ -30,11 +33,12 @@ export interface SqliteOwnConnection {
 }
 
 /**
- * Inbox and dead letters on SQLite; SqliteOutboxStore delegates its ConsumerStore methods here.
- * recordInbox and recordFailure run in the caller's transaction (which holds the lock); everything
- * else is one statement, or one transaction, under the lock. SQLite binds no booleans, so poison travels as 0/1.
+ * Inbox, dead letters and version guards on SQLite; SqliteOutboxStore delegates its ConsumerStore
+ * methods here. recordInbox, recordFailure and raiseVersion run in the caller's transaction (which
+ * holds the lock); everything else is one statement, or one transaction, under the lock. SQLite binds
+ * no booleans, so poison travels as 0/1.
  */
-export class SqliteConsumerOps extends StepwiseDeadLetters implements InboxStore, DeadLetterStore {
+export class SqliteConsumerOps extends StepwiseDeadLetters implements InboxStore, DeadLetterStore, VersionGuardStore {
   constructor(
     private readonly db: SqliteOwnConnection,
     private readonly t: TableNames,
@@ -59,8 +63,14 @@ export class SqliteConsumerOps extends StepwiseDeadLetters implements InboxStore
     return rows[0] ? Number(rows[0].recorded_at) : undefined;
   }
 
-  async purgeInbox(before: number, limit: number): Promise<number> {
-    return (await this.db.run(inbox.purgeInbox(this.t), [before, limit])).rowCount;
+  /** Select, then delete each row by its rowid, in one transaction (see outbox-sql.ts on keys). */
+  purgeInbox(before: number, limit: number): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: number }>(inbox.selectExpired(this.t, this.prefix), [before, limit]);
+      let n = 0;
+      for (const { id } of rows) n += (await tx.query(inbox.deleteRow(this.t), [id])).rowCount;
+      return n;
+    });
   }
 
   async recordDeliveryFailure(tx: SqlExecutor, f: FailureRecord, decide: DecideRetry): Promise<RecordedFailure> {
@@ -83,19 +93,24 @@ export class SqliteConsumerOps extends StepwiseDeadLetters implements InboxStore
     return applyFailureDecision(tx, adminDialect, this.t, dl.applyDecision(this.t), rows[0]!, f, decide);
   }
 
+  /** Select, then take each row by its id, in one transaction (see outbox-sql.ts on keys). */
   async claimDue(req: ClaimDueRequest): Promise<DeadLetterRow[]> {
-    const { rows } = await this.db.run(dl.claimDue(this.t, this.prefix), [
-      req.owner,
-      req.now + req.leaseMs,
-      req.now,
-      req.now,
-      req.group,
-      req.limit,
-      req.now,
-      req.group,
-      req.limit,
-      req.limit,
-    ]);
+    const rows = await this.db.transaction(async (tx) => {
+      const due = await tx.query<{ id: number }>(dl.selectClaimable(this.t, this.prefix), [
+        req.now,
+        req.group,
+        req.limit,
+        req.now,
+        req.group,
+        req.limit,
+        req.limit,
+      ]);
+      const taken: Record<string, unknown>[] = [];
+      for (const { id } of due.rows) {
+        taken.push(...(await tx.query(dl.claimRow(this.t), [req.owner, req.now + req.leaseMs, req.now, id])).rows);
+      }
+      return taken;
+    });
     return rows.map(toDeadLetterRow).sort((a, b) => a.id - b.id);
   }
 
@@ -113,15 +128,32 @@ export class SqliteConsumerOps extends StepwiseDeadLetters implements InboxStore
   purgeSettledDeadLetters(before: number, limit: number): Promise<number> {
     const sql: SettledPurgeSql = {
       selectSettled: dl.selectSettled(this.t, this.prefix),
-      deleteRows: (n) => dl.deleteByIds(this.t, n),
-      deleteEvents: (n) => dl.deleteEvents(this.t, n),
+      deleteRows: () => dl.deleteById(this.t),
+      deleteEvents: () => dl.deleteEvents(this.t, this.prefix),
+      chunk: 1,
     };
     return this.db.transaction((tx) => purgeSettledStepwise(tx, sql, before, limit));
   }
 
-  /** Update and history row in one transaction; in-process, its three statements cost no round trips. */
+  /**
+   * Update and history row in one transaction, one id at a time (a list of ids may be planned as a
+   * table scan, see outbox-sql.ts); in-process, the statements cost no round trips.
+   */
   protected transition(tr: DeadLetterTransition): Promise<number> {
     if (tr.ids.length === 0) return Promise.resolve(0);
-    return this.db.transaction((tx) => transitionDeadLetters(tx, adminDialect, this.t, tr));
+    return this.db.transaction(async (tx) => {
+      let n = 0;
+      for (const id of tr.ids) n += await transitionDeadLetters(tx, adminDialect, this.t, { ...tr, ids: [id] });
+      return n;
+    });
+  }
+
+  async raiseVersion(tx: SqlExecutor, g: VersionGuardKey, version: number): Promise<boolean> {
+    return (await tx.query(guards.raiseVersion(this.t), [g.group, g.scope, g.key, version])).rowCount === 1;
+  }
+
+  async guardedVersion(g: VersionGuardKey): Promise<number | undefined> {
+    const { rows } = await this.db.run(guards.selectVersion(this.t), [g.group, g.scope, g.key]);
+    return rows[0] ? Number(rows[0].version) : undefined;
   }
 }

@@ -3,13 +3,14 @@ import type { TableNames } from '../shared/naming.js';
 
 /** SQLite statements of the dead letters, one named function each. Placeholders are `?`, in text order. */
 
-const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
-
-/** Index names; the claim names them with INDEXED BY (see claimDue). */
+/** Index names; the claim names them with INDEXED BY (see selectClaimable). */
 export const deadLetterIndexNames = (prefix: string) => ({
   due: `${prefix}dead_letters_due`,
   lease: `${prefix}dead_letters_lease`,
 });
+
+/** The history rows' index, named by the purge with INDEXED BY. */
+const eventsIndexName = (prefix: string) => `${prefix}dead_letter_events_row`;
 
 /**
  * ? message id, ? group, ? topic, ? type, ? key, ? version, ? headers, ? body, ? body encoding, ? error,
@@ -29,21 +30,24 @@ SET status = ?, next_retry_at = ?, claimed_by = NULL, lease_until = NULL, update
 WHERE id = ?`;
 
 /**
- * ? owner, ? lease until, ? now, then ? now, ? group, ? limit for expired leases (first: their replayer
- * died), ? now, ? group, ? limit for due rows, and ? limit overall. One statement, and SQLite has one writer, so the
- * claim is atomic without row locks. INDEXED BY pins the partial indexes whatever ANALYZE recorded.
+ * ? now, ? group, ? limit for expired leases (first: their replayer died), ? now, ? group, ? limit for
+ * due rows, and ? limit overall: the ids a claim takes. INDEXED BY pins the partial indexes whatever
+ * ANALYZE recorded. Run with {@link claimRow} in one transaction, whose write lock makes the claim
+ * atomic; rows are taken one key each, as in outbox-sql.ts.
  */
-export const claimDue = (t: TableNames, prefix: string) => `UPDATE ${t.deadLetters}
+export const selectClaimable = (t: TableNames, prefix: string) => `SELECT id FROM (
+  SELECT id FROM ${t.deadLetters} INDEXED BY "${deadLetterIndexNames(prefix).lease}"
+  WHERE status = 'replaying' AND lease_until <= ? AND group_name = ? ORDER BY lease_until, id LIMIT ?)
+UNION ALL
+SELECT id FROM (
+  SELECT id FROM ${t.deadLetters} INDEXED BY "${deadLetterIndexNames(prefix).due}"
+  WHERE status = 'pending' AND next_retry_at <= ? AND group_name = ? ORDER BY next_retry_at, id LIMIT ?)
+LIMIT ?`;
+
+/** ? owner, ? lease until, ? now, ? id. */
+export const claimRow = (t: TableNames) => `UPDATE ${t.deadLetters}
 SET status = 'replaying', claimed_by = ?, lease_until = ?, updated_at = ?
-WHERE id IN (
-  SELECT id FROM (
-    SELECT id FROM ${t.deadLetters} INDEXED BY "${deadLetterIndexNames(prefix).lease}"
-    WHERE status = 'replaying' AND lease_until <= ? AND group_name = ? ORDER BY lease_until, id LIMIT ?)
-  UNION ALL
-  SELECT id FROM (
-    SELECT id FROM ${t.deadLetters} INDEXED BY "${deadLetterIndexNames(prefix).due}"
-    WHERE status = 'pending' AND next_retry_at <= ? AND group_name = ? ORDER BY next_retry_at, id LIMIT ?)
-  LIMIT ?)
+WHERE id = ?
 RETURNING ${DEAD_LETTER_COLUMNS}`;
 
 // Resolving, rescheduling and ignoring are transitions that also write history: shared/dead-letter-transition.ts.
@@ -58,13 +62,12 @@ WHERE status IN ('resolved', 'ignored') AND updated_at < ?
 ORDER BY updated_at
 LIMIT ?`;
 
-/** `count` ids from selectSettled, in the same exclusive transaction. */
-export const deleteByIds = (t: TableNames, count: number) =>
-  `DELETE FROM ${t.deadLetters} WHERE id IN (${list(count)})`;
+/** ? id from selectSettled, in the same exclusive transaction; one key each, as in outbox-sql.ts. */
+export const deleteById = (t: TableNames) => `DELETE FROM ${t.deadLetters} WHERE id = ?`;
 
-/** `count` dead-letter ids: their history rows. */
-export const deleteEvents = (t: TableNames, count: number) =>
-  `DELETE FROM ${t.deadLetterEvents} WHERE dead_letter_id IN (${list(count)})`;
+/** ? dead-letter id: its history rows. */
+export const deleteEvents = (t: TableNames, prefix: string) =>
+  `DELETE FROM ${t.deadLetterEvents} INDEXED BY "${eventsIndexName(prefix)}" WHERE dead_letter_id = ?`;
 
 export const selectByKey = (t: TableNames) =>
   `SELECT ${DEAD_LETTER_COLUMNS} FROM ${t.deadLetters} WHERE message_id = ? AND group_name = ?`;

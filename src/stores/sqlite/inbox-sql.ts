@@ -10,6 +10,15 @@ ON CONFLICT (message_id, group_name) DO NOTHING`;
 export const selectRecordedAt = (t: TableNames) =>
   `SELECT recorded_at FROM ${t.inbox} WHERE message_id = ? AND group_name = ?`;
 
-/** ? before, ? limit. (DELETE ... LIMIT needs a compile option, hence the subquery.) */
-export const purgeInbox = (t: TableNames) => `DELETE FROM ${t.inbox} WHERE rowid IN (
-  SELECT rowid FROM ${t.inbox} WHERE recorded_at < ? ORDER BY recorded_at LIMIT ?)`;
+/** The recorded-at index, named with INDEXED BY. */
+const recordedIndexName = (prefix: string) => `${prefix}inbox_recorded`;
+
+/** ? before, ? limit: rowids of the oldest rows. */
+export const selectExpired = (t: TableNames, prefix: string) => `SELECT rowid AS id
+FROM ${t.inbox} INDEXED BY "${recordedIndexName(prefix)}"
+WHERE recorded_at < ?
+ORDER BY recorded_at
+LIMIT ?`;
+
+/** ? rowid from selectExpired; one key each (see outbox-sql.ts). */
+export const deleteRow = (t: TableNames) => `DELETE FROM ${t.inbox} WHERE rowid = ?`;

@@ -168,6 +168,27 @@ export function sqliteMigrations(t: TableNames, indexPrefix: string): Migration[
     },
     {
       id: 5,
+      name: 'resend-history',
+      // A resend keeps the time the broker had confirmed the copy it replaces, for the message's timeline.
+      up: [
+        { sql: `ALTER TABLE ${t.outboxAttempts} ADD COLUMN confirmed_at BIGINT`, alreadyApplied: isDuplicateColumn },
+      ],
+    },
+    {
+      id: 6,
+      name: 'version-guards',
+      up: [
+        `CREATE TABLE IF NOT EXISTS ${t.versionGuards} (
+          group_name TEXT NOT NULL,
+          scope TEXT NOT NULL,
+          msg_key TEXT NOT NULL,
+          version BIGINT NOT NULL,
+          PRIMARY KEY (group_name, scope, msg_key)
+        ) WITHOUT ROWID`,
+      ],
+    },
+    {
+      id: 7,
       name: 'relay-stopped',
       // A graceful stop marks the heartbeat row instead of deleting it: "stopped" differs from "never ran".
       up: [{ sql: `ALTER TABLE ${t.relays} ADD COLUMN stopped_at BIGINT`, alreadyApplied: isDuplicateColumn }],
@@ -176,10 +197,9 @@ export function sqliteMigrations(t: TableNames, indexPrefix: string): Migration[
 }
 
 /**
- * SQLite has no ADD COLUMN IF NOT EXISTS, and names this case only in its message (SQLITE_ERROR
- * otherwise covers any error); SQLite's messages are fixed English text, never translated.
+ * SQLite has no ADD COLUMN IF NOT EXISTS: a rerun (a migrator that died before recording the step) meets the column.
+ * SQLite reports it only as text, in English whatever the locale, so the text is the signal.
  */
 function isDuplicateColumn(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown } | null;
-  return e?.code === 'SQLITE_ERROR' && typeof e.message === 'string' && e.message.startsWith('duplicate column name:');
+  return (err as { code?: unknown } | null)?.code === 'SQLITE_ERROR' && /duplicate column name/.test(String(err));
 }

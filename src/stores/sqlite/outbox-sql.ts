@@ -3,14 +3,21 @@ import type { TableNames } from '../shared/naming.js';
 
 /**
  * SQLite statements of the outbox, one named function each. Placeholders are `?`, in text order.
- * Lists of seqs travel as one JSON array (`json_each`), so each statement has one text and is
- * prepared once.
+ *
+ * SQLite's planner weighs a list of keys against the table's size as sqlite_stat1 recorded it: after
+ * an ANALYZE of a young table (ten rows) it scans the table, however large it grew, rather than look
+ * up five keys, whether they come as `IN (?, ...)` or from json_each. So statements that touch rows by
+ * key take one key each (`seq = ?`, never planned as a scan) and run once per row inside one
+ * transaction, which costs no round trip in-process; range reads name their index with INDEXED BY.
  */
 
-/** Index names; the claim names `due` with INDEXED BY (see claimOutbox). */
-export const indexNames = (prefix: string) => ({ due: `${prefix}outbox_due` });
-
-const seqList = `SELECT value FROM json_each(?)`;
+/** Index names, for INDEXED BY. */
+export const indexNames = (prefix: string) => ({
+  due: `${prefix}outbox_due`,
+  sent: `${prefix}outbox_sent`,
+  unsentKey: `${prefix}outbox_unsent_key`,
+  attempts: `${prefix}outbox_attempts_message`,
+});
 
 export const insertOutbox = (
   t: TableNames,
@@ -34,27 +41,31 @@ export const selectMessageIdByTypeKey = (t: TableNames) =>
 export const nextKeySeq = (t: TableNames) => `INSERT INTO ${t.outboxKeys} (ordering_key, last_seq) VALUES (?, 1)
 ON CONFLICT (ordering_key) DO UPDATE SET last_seq = last_seq + 1 RETURNING last_seq`;
 
-const earlierUnsent = (t: TableNames) =>
-  `AND NOT EXISTS (SELECT 1 FROM ${t.outbox} e WHERE e.ordering_key = c.ordering_key AND e.key_seq > 0 AND e.key_seq < c.key_seq AND e.status <> 'sent')`;
+const earlierUnsent = (t: TableNames, prefix: string) =>
+  `AND NOT EXISTS (SELECT 1 FROM ${t.outbox} e INDEXED BY "${indexNames(prefix).unsentKey}" WHERE e.ordering_key = c.ordering_key AND e.key_seq > 0 AND e.key_seq < c.key_seq AND e.status <> 'sent')`;
 
 /**
- * ? lease-until, ? owner, ? now, ? limit. One statement, so it needs no transaction. INDEXED BY pins
- * the partial index whatever ANALYZE recorded (an all-pending table makes `status = 'pending'` look
- * unselective), and makes the statement fail loudly rather than scan if the index is ever missing.
+ * ? now, ? limit: the seqs a claim takes, in claim order. INDEXED BY pins the partial index whatever
+ * ANALYZE recorded (an all-pending table makes `status = 'pending'` look unselective), and makes the
+ * statement fail loudly rather than scan if the index is ever missing. Run with {@link claimRow} in
+ * one transaction, whose write lock makes the claim atomic.
  */
-export const claimOutbox = (t: TableNames, prefix: string, ordered: boolean) => `UPDATE ${t.outbox}
+export const selectClaimable = (t: TableNames, prefix: string, ordered: boolean) => `SELECT c.seq
+FROM ${t.outbox} AS c INDEXED BY "${indexNames(prefix).due}"
+WHERE c.status = 'pending' AND c.next_attempt_at <= ? ${ordered ? earlierUnsent(t, prefix) : ''}
+ORDER BY c.next_attempt_at, c.seq
+LIMIT ?`;
+
+/** ? lease-until, ? owner, ? seq. */
+export const claimRow = (t: TableNames) => `UPDATE ${t.outbox}
 SET next_attempt_at = ?, claimed_by = ?
-WHERE seq IN (
-  SELECT c.seq FROM ${t.outbox} AS c INDEXED BY "${indexNames(prefix).due}"
-  WHERE c.status = 'pending' AND c.next_attempt_at <= ? ${ordered ? earlierUnsent(t) : ''}
-  ORDER BY c.next_attempt_at, c.seq
-  LIMIT ?)
+WHERE seq = ?
 RETURNING ${OUTBOX_COLUMNS}`;
 
-/** ? now, ? seqs (JSON array). */
-export const markSent = (t: TableNames) => `UPDATE ${t.outbox}
+/** ? now, ? seq. Rows already sent or dead are left as they are. */
+export const markSentRow = (t: TableNames) => `UPDATE ${t.outbox}
 SET status = 'sent', sent_at = ?, claimed_by = NULL
-WHERE seq IN (${seqList}) AND status = 'pending'`;
+WHERE seq = ? AND status = 'pending'`;
 
 /** ? attempts, ? next attempt, ? status, ? error, ? seq, ? owner. */
 export const recordFailure = (t: TableNames) => `UPDATE ${t.outbox}
@@ -67,29 +78,32 @@ export const insertAttempt = (
 ) => `INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor)
 SELECT message_id, ?, ?, ?, ?, ? FROM ${t.outbox} WHERE seq = ?`;
 
-/** ? now, ? owner, ? seqs (JSON array). */
-export const releaseClaims = (t: TableNames) => `UPDATE ${t.outbox}
+/** ? now, ? owner, ? seq: due again at once. */
+export const releaseRow = (t: TableNames) => `UPDATE ${t.outbox}
 SET next_attempt_at = ?, claimed_by = NULL
-WHERE claimed_by = ? AND seq IN (${seqList}) AND status = 'pending'`;
+WHERE seq = ? AND claimed_by = ? AND status = 'pending'`;
 
-/** ? now, ? owner, ? rows as a JSON array of [seq, message id, lease end] triples. */
-export const releaseLeased = (t: TableNames) => `UPDATE ${t.outbox}
+/** ? now, ? seq, ? message id, ? lease end, ? owner: due again at once. */
+export const releaseLeasedRow = (t: TableNames) => `UPDATE ${t.outbox}
 SET next_attempt_at = ?, claimed_by = NULL
-WHERE claimed_by = ? AND status = 'pending' AND (seq, message_id, next_attempt_at) IN (
-  SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?))`;
+WHERE seq = ? AND message_id = ? AND next_attempt_at = ? AND claimed_by = ? AND status = 'pending'`;
 
-/** ? rows as a JSON array of [seq, message id] pairs. */
-export const countRows = (t: TableNames) => `SELECT count(*) AS n FROM json_each(?) r
-JOIN ${t.outbox} o ON o.seq = json_extract(r.value, '$[0]') AND o.message_id = json_extract(r.value, '$[1]')`;
+/** ? seq, ? message id. */
+export const countRow = (t: TableNames) => `SELECT count(*) AS n FROM ${t.outbox} WHERE seq = ? AND message_id = ?`;
 
-/** ? before, ? limit. (DELETE ... LIMIT needs a compile option, hence the subquery.) */
-export const purgeSent = (t: TableNames) => `DELETE FROM ${t.outbox} WHERE seq IN (
-  SELECT seq FROM ${t.outbox} WHERE status = 'sent' AND sent_at < ? ORDER BY sent_at LIMIT ?)`;
+/** ? before, ? limit: seq and message id of sent rows older than `before`, oldest first. */
+export const selectSent = (t: TableNames, prefix: string) => `SELECT seq, message_id
+FROM ${t.outbox} INDEXED BY "${indexNames(prefix).sent}"
+WHERE status = 'sent' AND sent_at < ?
+ORDER BY sent_at
+LIMIT ?`;
 
-/** ? before, ? limit. History of purged rows: attempts whose outbox row is gone (retention runs it after purgeSent). */
-export const purgeOrphanAttempts = (t: TableNames) => `DELETE FROM ${t.outboxAttempts} WHERE id IN (
-  SELECT a.id FROM ${t.outboxAttempts} a WHERE a.at < ?
-  AND NOT EXISTS (SELECT 1 FROM ${t.outbox} o WHERE o.message_id = a.message_id) ORDER BY a.id LIMIT ?)`;
+/** ? seq (a list of one: see the note at the top). */
+export const deleteSent = (t: TableNames) => `DELETE FROM ${t.outbox} WHERE seq = ?`;
+
+/** ? message id: the attempt history of a row deleteSent removes. */
+export const deleteAttempts = (t: TableNames, prefix: string) =>
+  `DELETE FROM ${t.outboxAttempts} INDEXED BY "${indexNames(prefix).attempts}" WHERE message_id = ?`;
 
 export const stats = (t: TableNames) =>
   `SELECT status, count(*) AS n, min(created_at) AS oldest FROM ${t.outbox} GROUP BY status`;

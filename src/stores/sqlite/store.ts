@@ -24,6 +24,7 @@ import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames } from '../shared/naming.js';
 import { recordOutboxFailure } from '../shared/outbox-failure.js';
 import { insertValues, leasedInsertValues, toOutboxRow } from '../shared/outbox-row.js';
+import { purgeSentStepwise, type SentPurgeSql } from '../shared/sent-purge.js';
 import { statsFromRows } from '../shared/stats.js';
 import * as adminSql from './admin-sql.js';
 import { SqliteConsumerOps } from './consumer-ops.js';
@@ -191,19 +192,25 @@ export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, C
     return { inserted: false, messageId: existing.rows[0]!.message_id };
   }
 
+  /** Select, then take each row by its seq, in one transaction (see outbox-sql.ts on keys). */
   async claim(req: ClaimRequest): Promise<OutboxRow[]> {
-    const { rows } = await this.run(sql.claimOutbox(this.tables, this.prefix, req.ordered), [
-      req.now + req.leaseMs,
-      req.owner,
-      req.now,
-      req.limit,
-    ]);
+    const rows = await this.ownTransaction(async (tx) => {
+      const due = await tx.query<{ seq: number }>(sql.selectClaimable(this.tables, this.prefix, req.ordered), [
+        req.now,
+        req.limit,
+      ]);
+      const taken: Record<string, unknown>[] = [];
+      for (const { seq } of due.rows) {
+        const res = await tx.query(sql.claimRow(this.tables), [req.now + req.leaseMs, req.owner, seq]);
+        taken.push(...res.rows);
+      }
+      return taken;
+    });
     return rows.map(toOutboxRow).sort((a, b) => a.seq - b.seq);
   }
 
-  async markSent(seqs: readonly number[], now: number): Promise<number> {
-    if (seqs.length === 0) return 0;
-    return (await this.run(sql.markSent(this.tables), [now, JSON.stringify(seqs)])).rowCount;
+  markSent(seqs: readonly number[], now: number): Promise<number> {
+    return this.eachRow(seqs, sql.markSentRow(this.tables), (seq) => [now, seq]);
   }
 
   /** The update and its history row in one transaction. */
@@ -211,28 +218,39 @@ export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, C
     return this.ownTransaction((tx) => recordOutboxFailure(tx, sql, this.tables, u));
   }
 
+  /** In the caller's transaction, one row at a time (see outbox-sql.ts on keys). */
   async countRows(tx: SqlExecutor, rows: readonly RowRef[]): Promise<number> {
-    if (rows.length === 0) return 0;
-    const pairs = JSON.stringify(rows.map((r) => [r.seq, r.messageId]));
-    const res = await tx.query<{ n: number }>(sql.countRows(this.tables), [pairs]);
-    return Number(res.rows[0]!.n);
+    let n = 0;
+    for (const r of rows) {
+      const res = await tx.query<{ n: number }>(sql.countRow(this.tables), [r.seq, r.messageId]);
+      n += Number(res.rows[0]!.n);
+    }
+    return n;
   }
 
-  async releaseLeased(owner: string, rows: readonly LeasedRef[], now: number): Promise<number> {
-    if (rows.length === 0) return 0;
-    const triples = JSON.stringify(rows.map((r) => [r.seq, r.messageId, r.nextAttemptAt]));
-    return (await this.run(sql.releaseLeased(this.tables), [now, owner, triples])).rowCount;
+  releaseLeased(owner: string, rows: readonly LeasedRef[], now: number): Promise<number> {
+    return this.eachRow(rows, sql.releaseLeasedRow(this.tables), (r) => [
+      now,
+      r.seq,
+      r.messageId,
+      r.nextAttemptAt,
+      owner,
+    ]);
   }
 
-  async release(owner: string, seqs: readonly number[], now: number): Promise<number> {
-    if (seqs.length === 0) return 0;
-    return (await this.run(sql.releaseClaims(this.tables), [now, owner, JSON.stringify(seqs)])).rowCount;
+  release(owner: string, seqs: readonly number[], now: number): Promise<number> {
+    return this.eachRow(seqs, sql.releaseRow(this.tables), (seq) => [now, seq, owner]);
   }
 
-  async purgeSent(before: number, limit: number): Promise<number> {
-    const purged = (await this.run(sql.purgeSent(this.tables), [before, limit])).rowCount;
-    if (purged > 0) await this.run(sql.purgeOrphanAttempts(this.tables), [before, limit]);
-    return purged;
+  /** Rows and their attempt history in one transaction, one key per statement. */
+  purgeSent(before: number, limit: number): Promise<number> {
+    const purge: SentPurgeSql = {
+      selectSent: sql.selectSent(this.tables, this.prefix),
+      deleteRows: () => sql.deleteSent(this.tables),
+      deleteAttempts: () => sql.deleteAttempts(this.tables, this.prefix),
+      chunk: 1,
+    };
+    return this.ownTransaction((tx) => purgeSentStepwise(tx, purge, before, limit));
   }
 
   async stats(): Promise<OutboxStats> {
@@ -262,6 +280,16 @@ export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, C
     } catch (err) {
       throw storeError(err);
     }
+  }
+
+  /** `text` once per item, in one transaction of the store's own; returns the rows changed. */
+  private async eachRow<I>(items: readonly I[], text: string, values: (item: I) => unknown[]): Promise<number> {
+    if (items.length === 0) return 0;
+    return this.ownTransaction(async (tx) => {
+      let n = 0;
+      for (const item of items) n += (await tx.query(text, values(item))).rowCount;
+      return n;
+    });
   }
 
   /** One statement under the database lock; autocommit, so it is its own transaction. */

@@ -11,8 +11,11 @@ export interface ChannelHooks<S> {
   /** Prepares a fresh channel (listeners, prefetch, consume) and returns the owner's state for it. */
   setup(channel: AmqpChannel): Promise<S>;
   opened(channel: AmqpChannel, state: S): void;
-  /** The channel closed (its connection too, perhaps); it will be replaced. */
-  lost(channel: AmqpChannel, state: S): void;
+  /**
+   * The channel closed (its connection too, perhaps); it will be replaced, at once when this returns
+   * true (the broker closed it over one operation, which must not wait out a backoff), else after one.
+   */
+  lost(channel: AmqpChannel, state: S): boolean | void;
   /** Runs in `stop()` before the channel is closed. */
   beforeClose?(channel: AmqpChannel, state: S): Promise<void>;
 }
@@ -114,8 +117,8 @@ export class ChannelKeeper<S> {
       const active = this.active;
       if (active?.channel !== channel) return;
       this.active = undefined;
-      this.hooks.lost(channel, active.state);
-      this.retryLater(1);
+      if (this.hooks.lost(channel, active.state) === true) void this.ensureOpen(1);
+      else this.retryLater(1);
     });
     let state: S;
     try {

@@ -4,19 +4,29 @@ import { PublishError } from '../../core/errors.js';
 /** One publish awaiting the broker's verdict. */
 export interface PendingPublish {
   readonly out: OutgoingMessage;
-  /** Epoch ms after which the publish rejects with SURETY_PUBLISH_TIMEOUT. */
-  readonly deadline: number;
+  /** Epoch ms after which the publish rejects with SURETY_PUBLISH_TIMEOUT; renewed when it is republished. */
+  deadline: number;
   /** Where it was written to, set once written: a return names these and the message id. */
   exchange: string;
   routingKey: string;
   /** The broker returned it (unroutable); its ack must not count as success. */
   returned: boolean;
+  /** Times it was written again after a channel closed before confirming it. */
+  republished: number;
   settled: boolean;
   readonly resolve: () => void;
   readonly reject: (err: PublishError) => void;
 }
 
 export type Settle = (pending: PendingPublish, err?: PublishError) => void;
+
+/** What a closed channel left unconfirmed, in publish order, split by what the broker confirmed. */
+export interface Unconfirmed {
+  /** Written before a publish the broker confirmed: the broker handled them, their confirms are lost. */
+  readonly processed: PendingPublish[];
+  /** Written after every publish the broker confirmed: handled or not, nothing tells. */
+  readonly unknown: PendingPublish[];
+}
 
 /** What a basic.return says of the message it gives back. */
 export interface ReturnedMessage {
@@ -37,6 +47,8 @@ export interface ReturnedMessage {
 export class ConfirmTracker {
   private nextTag = 1;
   private readonly byTag = new Map<number, PendingPublish>();
+  /** The highest tag an ack or nack covered: the broker has handled every publish up to it. */
+  private highestConfirmed = 0;
 
   constructor(private readonly settle: Settle) {}
 
@@ -83,6 +95,21 @@ export class ConfirmTracker {
     return false;
   }
 
+  /**
+   * The channel is gone: takes every publish still waiting for its confirm (timed-out ones aside).
+   * A broker handles a channel's publishes in order, so those written before the last one it
+   * confirmed were handled.
+   */
+  takeUnconfirmed(): Unconfirmed {
+    const processed: PendingPublish[] = [];
+    const unknown: PendingPublish[] = [];
+    for (const [tag, p] of this.byTag) {
+      if (!p.settled) (tag < this.highestConfirmed ? processed : unknown).push(p);
+    }
+    this.byTag.clear();
+    return { processed, unknown };
+  }
+
   /** The channel is gone: nothing it carried will be confirmed. */
   failAll(error: (p: PendingPublish) => PublishError): void {
     const all = [...this.byTag.values()];
@@ -91,6 +118,7 @@ export class ConfirmTracker {
   }
 
   private confirm(tag: number, multiple: boolean, verdict: (p: PendingPublish) => PublishError | undefined): void {
+    if (tag > this.highestConfirmed) this.highestConfirmed = tag;
     if (!multiple) {
       const p = this.byTag.get(tag);
       if (p) this.finish(tag, p, verdict);

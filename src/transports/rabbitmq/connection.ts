@@ -1,10 +1,12 @@
-import { describeError } from '../../core/errors.js';
+import { describeError, SuretyError } from '../../core/errors.js';
+import { redact } from '../../core/redact.js';
 import type { AmqpConnection, AmqpDriver } from './driver.js';
 import type { ResolvedRabbitMqOptions } from './options.js';
 import { cancellableSleep, type CancellableSleep } from './sleep.js';
 import { declareResolvedTopology } from './topology.js';
 
 type ConnectedListener = (connection: AmqpConnection) => void;
+type LostListener = () => void;
 type BlockedListener = (blocked: boolean) => void;
 
 /**
@@ -19,7 +21,11 @@ export class ConnectionManager {
   private pendingSleep: CancellableSleep | undefined;
   private readonly lost = new WeakSet<AmqpConnection>();
   private readonly connectedListeners = new Set<ConnectedListener>();
+  private readonly lostListeners = new Set<LostListener>();
   private readonly blockedListeners = new Set<BlockedListener>();
+  /** Callers of waitForConnection(), each ended by a connection, its timeout or close(). */
+  private readonly waiters = new Set<(connection: AmqpConnection | undefined) => void>();
+  private lastError: unknown;
 
   constructor(
     private readonly driver: AmqpDriver,
@@ -31,14 +37,52 @@ export class ConnectionManager {
     return this.connection;
   }
 
+  /** Why the last attempt to connect (or to declare the topology) failed; undefined once connected. */
+  get lastConnectError(): unknown {
+    return this.lastError;
+  }
+
   start(): void {
     this.reconnect(false);
+  }
+
+  /** The connection (topology declared) as soon as there is one; undefined after `timeoutMs` or on close(). */
+  waitForConnection(timeoutMs: number): Promise<AmqpConnection | undefined> {
+    if (this.connection || this.closed) return Promise.resolve(this.connection);
+    return new Promise((resolve) => {
+      const done = (connection: AmqpConnection | undefined): void => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        resolve(connection);
+      };
+      const timer = setTimeout(() => done(undefined), timeoutMs);
+      this.waiters.add(done);
+    });
   }
 
   /** Calls `listener` with every new connection (topology already declared). Returns an unsubscribe. */
   onConnected(listener: ConnectedListener): () => void {
     this.connectedListeners.add(listener);
     return () => this.connectedListeners.delete(listener);
+  }
+
+  /**
+   * SURETY_CONNECTION_LOST for `action` after waiting `waitedMs` for a connection: where to (the URL
+   * without its password) and the last connect error.
+   */
+  notConnected(action: string, waitedMs: number): SuretyError {
+    const last = this.lastError === undefined ? '' : ` (last error: ${redact(describeError(this.lastError))})`;
+    return new SuretyError(
+      'SURETY_CONNECTION_LOST',
+      `${action}: no connection to RabbitMQ at ${redact(this.options.url)} within ${waitedMs} ms${last}`,
+      { cause: this.lastError },
+    );
+  }
+
+  /** Calls `listener` whenever the open connection is lost (not on close()). Returns an unsubscribe. */
+  onLost(listener: LostListener): () => void {
+    this.lostListeners.add(listener);
+    return () => this.lostListeners.delete(listener);
   }
 
   /** RabbitMQ blocks publishing connections during a memory or disk alarm. */
@@ -52,6 +96,7 @@ export class ConnectionManager {
     if (this.closed) return;
     this.closed = true;
     this.pendingSleep?.cancel();
+    for (const done of [...this.waiters]) done(undefined);
     if (this.connecting) {
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise((resolve) => (timer = setTimeout(resolve, this.options.closeTimeoutMs)));
@@ -86,8 +131,10 @@ export class ConnectionManager {
         return;
       }
       this.connection = connection;
+      this.lastError = undefined;
       log.info({ connection: this.options.connectionName }, 'rabbitmq connected');
       for (const listener of this.connectedListeners) listener(connection);
+      for (const done of [...this.waiters]) done(connection);
       return;
     }
   }
@@ -100,6 +147,7 @@ export class ConnectionManager {
         clientProperties: { connection_name: this.options.connectionName },
       });
     } catch (err) {
+      this.lastError = err;
       log.warn({ err: describeError(err) }, 'rabbitmq connect failed; retrying');
       return undefined;
     }
@@ -114,6 +162,7 @@ export class ConnectionManager {
       await declareResolvedTopology(channel, this.options.topology);
       await channel.close();
     } catch (err) {
+      this.lastError = err;
       log.error({ err: describeError(err) }, 'rabbitmq topology declaration failed; retrying');
       await connection.close().catch(() => {});
       return undefined;
@@ -127,6 +176,7 @@ export class ConnectionManager {
     this.connection = undefined;
     this.emitBlocked(false, undefined);
     if (this.closed) return;
+    for (const listener of this.lostListeners) listener();
     this.options.logger.warn({ connection: this.options.connectionName }, 'rabbitmq connection lost; reconnecting');
     this.reconnect(true);
   }

@@ -63,6 +63,8 @@ export interface AmqpChannel extends AmqpEmitter, AmqpTopologyChannel {
 }
 
 export interface AmqpConnection extends AmqpEmitter {
+  /** amqplib's underlying connection: what the server said about itself (`version`, `product`). */
+  readonly connection?: { readonly serverProperties?: Readonly<Record<string, unknown>> };
   createChannel(): Promise<AmqpChannel>;
   createConfirmChannel(): Promise<AmqpChannel>;
   close(): Promise<void>;

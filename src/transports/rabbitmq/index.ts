@@ -11,6 +11,8 @@ export {
   type QueueOverflow,
   type BindingSpec,
 } from './topology.js';
+export { QueueDeclarationRefusedError } from './declare-refusal.js';
+export { DEAD_LETTER_EXCHANGE, parkingQueueName } from './dead-letter-parking.js';
 export type { QueueInspection } from './inspect-queue.js';
 export type { AmqpTopologyChannel } from './driver.js';
 export { createRabbitMqQueueProbe, type RabbitMqQueueProbeOptions } from './queue-probe.js';

@@ -1,5 +1,6 @@
 import { SuretyError } from '../../core/errors.js';
 import type { QueueState } from '../../ports/broker-probe.js';
+import { deadLetterSettings } from './queue-dead-letters.js';
 
 /** The fields Surety reads from the management API's `GET /api/queues/{vhost}/{name}`. */
 interface ManagementQueue {
@@ -45,8 +46,27 @@ export function managementTarget(managementUrl: string, amqpUrl: string): Manage
   };
 }
 
+/**
+ * The broker's version (`GET /api/overview`), which decides RabbitMQ 4's default delivery limit;
+ * null when the API does not say.
+ */
+export async function fetchServerVersion(target: ManagementTarget, timeoutMs: number): Promise<string | null> {
+  try {
+    const res = await get(target, '/api/overview?columns=rabbitmq_version', timeoutMs, 'the overview');
+    const version = res ? ((await res.json()) as { rabbitmq_version?: unknown }).rabbitmq_version : undefined;
+    return typeof version === 'string' ? version : null;
+  } catch {
+    return null; // the queue requests report an unreachable or refusing API
+  }
+}
+
 /** One queue from the management API; a 404 is a missing queue. */
-export async function fetchQueueState(target: ManagementTarget, name: string, timeoutMs: number): Promise<QueueState> {
+export async function fetchQueueState(
+  target: ManagementTarget,
+  name: string,
+  timeoutMs: number,
+  serverVersion: string | null,
+): Promise<QueueState> {
   const path = `/api/queues/${encodeURIComponent(target.vhost)}/${encodeURIComponent(name)}`;
   const res = await get(target, path, timeoutMs, `queue "${name}"`);
   if (!res) return missingQueue(name, 'management');
@@ -56,6 +76,7 @@ export async function fetchQueueState(target: ManagementTarget, name: string, ti
   // A policy's delivery limit counts as much as a declared one.
   if (args['x-delivery-limit'] === undefined && typeof policy['delivery-limit'] === 'number')
     args['x-delivery-limit'] = policy['delivery-limit'];
+  const type = q.type ?? (typeof args['x-queue-type'] === 'string' ? args['x-queue-type'] : 'classic');
   return {
     name,
     exists: true,
@@ -63,8 +84,9 @@ export async function fetchQueueState(target: ManagementTarget, name: string, ti
     unacked: q.messages_unacknowledged ?? 0,
     consumers: q.consumers ?? 0,
     durable: q.durable ?? null,
-    type: q.type ?? (typeof args['x-queue-type'] === 'string' ? args['x-queue-type'] : 'classic'),
+    type,
     arguments: args,
+    ...deadLetterSettings({ name, type, arguments: q.arguments ?? {}, policy, serverVersion }),
     source: 'management',
   };
 }

@@ -28,6 +28,12 @@ export interface RabbitMqTransportOptions {
   readonly publishTimeoutMs?: number;
   /** How long `close()` waits for in-flight confirms and handlers. Default 5000. */
   readonly closeTimeoutMs?: number;
+  /**
+   * How long `subscribe()` waits for a first connection (and the declared topology) when the
+   * transport has none yet, e.g. at start while the broker is briefly away; then it rejects with
+   * SURETY_CONNECTION_LOST. Default 30000.
+   */
+  readonly connectTimeoutMs?: number;
   /** Default prefetch of subscriptions. Default 100. */
   readonly prefetch?: number;
   /** Queue consumed for a group and topic. Default: the group name. */
@@ -47,6 +53,7 @@ export interface ResolvedRabbitMqOptions {
   readonly topology: ResolvedTopology;
   readonly publishTimeoutMs: number;
   readonly closeTimeoutMs: number;
+  readonly connectTimeoutMs: number;
   readonly prefetch: number;
   readonly queueForGroup: (group: string, topic: string) => string;
   readonly reconnect: Backoff;
@@ -86,6 +93,7 @@ export function resolveOptions(input: RabbitMqTransportOptions): ResolvedRabbitM
     topology: Object.freeze(withDefault),
     publishTimeoutMs: optionalInteger(raw.publishTimeoutMs, 'publishTimeoutMs', 1, MAX_TIMEOUT_MS) ?? 10_000,
     closeTimeoutMs: optionalInteger(raw.closeTimeoutMs, 'closeTimeoutMs', 0, MAX_TIMEOUT_MS) ?? 5_000,
+    connectTimeoutMs: optionalInteger(raw.connectTimeoutMs, 'connectTimeoutMs', 0, MAX_TIMEOUT_MS) ?? 30_000,
     prefetch: optionalInteger(raw.prefetch, 'prefetch', 1, 65_535) ?? 100,
     queueForGroup:
       optionalFunction<(group: string, topic: string) => string>(raw.queueForGroup, 'queueForGroup') ??

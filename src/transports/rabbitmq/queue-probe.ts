@@ -5,10 +5,12 @@ import { passiveDeclare } from './inspect-queue.js';
 import {
   fetchQueueNames,
   fetchQueueState,
+  fetchServerVersion,
   managementTarget,
   missingQueue,
   type ManagementTarget,
 } from './management-api.js';
+import { deadLetterSettings } from './queue-dead-letters.js';
 import { learnQueueSettings, type LearntQueueSettings } from './queue-settings.js';
 
 export interface RabbitMqQueueProbeOptions {
@@ -60,6 +62,7 @@ class RabbitMqQueueProbe implements BrokerProbe {
   readonly address: string;
   private connection: Promise<AmqpConnection> | undefined;
   private readonly learnt = new Map<string, { at: number; settings: LearntQueueSettings }>();
+  private serverVersion: Promise<string | null> | undefined;
   /** Only with the management API: AMQP has no way to enumerate queues. */
   readonly listQueues?: () => Promise<string[]>;
 
@@ -76,12 +79,16 @@ class RabbitMqQueueProbe implements BrokerProbe {
   }
 
   async inspect(queue: string): Promise<QueueState> {
-    if (this.management) return fetchQueueState(this.management, queue, this.timeoutMs);
+    if (this.management) {
+      this.serverVersion ??= fetchServerVersion(this.management, this.timeoutMs);
+      return fetchQueueState(this.management, queue, this.timeoutMs, await this.serverVersion);
+    }
     const connection = await this.connect();
     const counts = await passiveDeclare(connection, queue);
     if (!counts) return missingQueue(queue, 'amqp');
     const learnt = await this.settings(connection, queue);
     const type = learnt.arguments ? String(learnt.arguments['x-queue-type'] ?? 'classic') : null;
+    const version = connection.connection?.serverProperties?.version;
     return {
       name: queue,
       exists: true,
@@ -91,6 +98,13 @@ class RabbitMqQueueProbe implements BrokerProbe {
       durable: learnt.durable,
       type,
       arguments: learnt.arguments,
+      // A policy's settings are invisible over AMQP: only the queue's arguments and the broker's version count.
+      ...deadLetterSettings({
+        name: queue,
+        type,
+        arguments: learnt.arguments,
+        serverVersion: typeof version === 'string' ? version : null,
+      }),
       source: 'amqp',
     };
   }

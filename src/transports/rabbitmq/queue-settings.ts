@@ -33,7 +33,7 @@ export async function learnQueueSettings(connection: AmqpConnection, queue: stri
       await channel.close().catch(() => {});
       return { durable, arguments: args };
     } catch (err) {
-      const found = (err as { code?: unknown }).code === PRECONDITION_FAILED ? parseRefusal(err) : undefined;
+      const found = inequivalentSetting(err);
       if (!found) return { durable: durableKnown ? durable : null, arguments: null };
       if (found.key === 'durable') {
         durable = found.value === true;
@@ -48,8 +48,12 @@ export async function learnQueueSettings(connection: AmqpConnection, queue: stri
   return { durable: durableKnown ? durable : null, arguments: null };
 }
 
-/** The setting the broker named and its current value (undefined for `none`); undefined if unreadable. */
-function parseRefusal(err: unknown): { key: string; value: unknown } | undefined {
+/**
+ * The setting a PRECONDITION_FAILED refusal of a declare names and the queue's current value of it
+ * (undefined for `none`); undefined for any other error, or when the value cannot be read.
+ */
+export function inequivalentSetting(err: unknown): { key: string; value: unknown } | undefined {
+  if ((err as { code?: unknown } | null)?.code !== PRECONDITION_FAILED) return undefined;
   const m = INEQUIVALENT.exec(err instanceof Error ? err.message : String(err));
   if (!m) return undefined;
   const key = m[1]!;

@@ -6,13 +6,18 @@ import { AckCoalescer } from './ack-coalescer.js';
 import { AmqpDelivery } from './delivery.js';
 import type { AmqpChannel, AmqpMessage } from './driver.js';
 import type { RabbitMqRoute, ResolvedRabbitMqOptions } from './options.js';
+import { declareQueues, type ResolvedQueue } from './topology.js';
 
 /** One queue a subscription consumes, and the routes bound to it. */
 export interface ConsumedQueue {
   readonly queue: string;
   readonly bindings: readonly RabbitMqRoute[];
-  /** Declare the queue (quorum, durable) because the topology does not. */
-  readonly declare: boolean;
+  /** The queue to declare (quorum, durable, parked) because the topology does not; else undefined. */
+  readonly declare: ResolvedQueue | undefined;
+  /** Its parking queue, consumed too: what the broker gave up on, for the dead-letter table. */
+  readonly parkingQueue: string | null;
+  /** The delivery limit it was declared with, if Surety knows it. */
+  readonly deliveryLimit: number | null;
 }
 
 interface ConsumerState {
@@ -30,7 +35,7 @@ export class RabbitMqSubscription implements Subscription {
   private closing: Promise<void> | undefined;
 
   constructor(
-    manager: ConnectionManager,
+    private readonly manager: ConnectionManager,
     private readonly options: ResolvedRabbitMqOptions,
     private readonly queues: readonly ConsumedQueue[],
     private readonly prefetch: number,
@@ -47,9 +52,25 @@ export class RabbitMqSubscription implements Subscription {
     });
   }
 
-  /** Subscribes on the current connection (throwing if that fails), then keeps it subscribed. */
+  /**
+   * Subscribes as soon as there is a connection, waiting for one up to `connectTimeoutMs` (a
+   * connection lost while subscribing is waited out the same way), then keeps it subscribed. The
+   * broker refusing a declare, bind or consume (an AMQP reply code) rejects at once.
+   */
   async start(): Promise<void> {
-    await this.keeper.openNow();
+    const { connectTimeoutMs } = this.options;
+    const deadline = Date.now() + connectTimeoutMs;
+    for (;;) {
+      const connection = await this.manager.waitForConnection(Math.max(0, deadline - Date.now()));
+      if (!connection) throw this.manager.notConnected(`could not subscribe to ${this.queueNames()}`, connectTimeoutMs);
+      try {
+        await this.keeper.openNow();
+        break;
+      } catch (err) {
+        const refused = typeof (err as { code?: unknown } | null)?.code === 'number';
+        if (refused || this.manager.current === connection || Date.now() >= deadline) throw err;
+      }
+    }
     this.keeper.run();
   }
 
@@ -62,17 +83,33 @@ export class RabbitMqSubscription implements Subscription {
     const state: ConsumerState = { consumerTags: [], acks: new AckCoalescer(channel) };
     await channel.prefetch(this.prefetch);
     for (const q of this.queues) {
-      if (q.declare) await channel.assertQueue(q.queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      if (q.declare) await declareQueues(channel, [q.declare]);
       for (const b of q.bindings) await channel.bindQueue(q.queue, b.exchange, b.routingKey);
-      const { consumerTag } = await channel.consume(q.queue, (msg) => this.receive(channel, state, msg), {
-        noAck: false,
-      });
-      state.consumerTags.push(consumerTag);
+      await this.consume(channel, state, q.queue, undefined);
+      if (q.parkingQueue !== null) await this.consume(channel, state, q.parkingQueue, q);
     }
     return state;
   }
 
-  private receive(channel: AmqpChannel, state: ConsumerState, msg: AmqpMessage | null): void {
+  /** Consumes `queue`; `parkedFrom` is the queue whose parking queue it is. */
+  private async consume(
+    channel: AmqpChannel,
+    state: ConsumerState,
+    queue: string,
+    parkedFrom: ConsumedQueue | undefined,
+  ): Promise<void> {
+    const { consumerTag } = await channel.consume(queue, (msg) => this.receive(channel, state, msg, parkedFrom), {
+      noAck: false,
+    });
+    state.consumerTags.push(consumerTag);
+  }
+
+  private receive(
+    channel: AmqpChannel,
+    state: ConsumerState,
+    msg: AmqpMessage | null,
+    parkedFrom: ConsumedQueue | undefined,
+  ): void {
     if (msg === null) {
       // The broker cancelled the consumer (queue deleted); a fresh channel redeclares and resubscribes.
       this.options.logger.warn({ queues: this.queueNames() }, 'rabbitmq cancelled the consumer; resubscribing');
@@ -81,7 +118,8 @@ export class RabbitMqSubscription implements Subscription {
       return;
     }
     state.acks.received(msg);
-    const run = this.handle(new AmqpDelivery(state.acks, msg));
+    const parked = parkedFrom && { source: parkedFrom.queue, deliveryLimit: parkedFrom.deliveryLimit };
+    const run = this.handle(new AmqpDelivery(state.acks, msg, parked));
     this.running.add(run);
     void run.finally(() => this.running.delete(run));
   }

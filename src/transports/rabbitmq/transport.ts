@@ -11,6 +11,7 @@ import {
 } from './options.js';
 import { ConfirmPublisher } from './publisher.js';
 import { RabbitMqSubscription, type ConsumedQueue } from './subscription.js';
+import { resolveQueue, type ResolvedQueue } from './topology.js';
 
 /** The RabbitMQ transport: the `Transport` port plus a look at queues for diagnostics. */
 export interface RabbitMqTransport extends Transport {
@@ -23,13 +24,17 @@ export interface RabbitMqTransport extends Transport {
 /**
  * Creates a RabbitMQ transport and starts connecting in the background. amqplib is imported here,
  * on first use; without it this rejects with DriverMissingError. Options are validated at once
- * (InvalidOptionError).
+ * (InvalidOptionError). `subscribe` waits for the first connection (up to `connectTimeoutMs`);
+ * `publish` does not: it fails fast while disconnected, so wait for `waitUntilReady` first. The open
+ * connection keeps the process alive until `close()`.
  *
  * @example
  * ```ts
  * const transport = await createRabbitMqTransport({ url: 'amqp://guest:guest@localhost:5672' });
+ * const subscription = await transport.subscribe({ group: 'billing', topics: ['order.created'] }, handle);
  * if (!(await transport.waitUntilReady(5_000))) throw new Error('RabbitMQ unreachable');
  * await transport.publish({ topic: 'order.created', message: encodeEnvelope(envelope) });
+ * await subscription.close();
  * await transport.close();
  * ```
  */
@@ -109,13 +114,24 @@ function planSubscription(
     routes.push(options.route(topic));
     byQueue.set(queue, routes);
   }
-  const declared = new Set(options.topology.queues.map((q) => q.name));
-  const queues = [...byQueue].map(([queue, bindings]) => ({ queue, bindings, declare: !declared.has(queue) }));
+  const declared = new Map(options.topology.queues.map((q) => [q.name, q]));
+  const queues = [...byQueue].map(([queue, bindings]): ConsumedQueue => {
+    const known = declared.get(queue);
+    // A group's own queue: quorum and durable, parked unless the topology opts out.
+    const spec = known ?? resolveQueue({ name: queue }, 'queueForGroup', options.topology.deadLetterParking);
+    return { queue, bindings, declare: known ? undefined : spec, ...parkingOf(spec) };
+  });
   return { queues, prefetch };
+}
+
+function parkingOf(q: ResolvedQueue): Pick<ConsumedQueue, 'parkingQueue' | 'deliveryLimit'> {
+  const limit = q.arguments['x-delivery-limit'];
+  return { parkingQueue: q.parkingQueue, deliveryLimit: typeof limit === 'number' && limit >= 0 ? limit : null };
 }
 
 /** The broker refusing a declare, bind or consume (an AMQP reply code) is a configuration problem. */
 function translateSubscribeError(err: unknown, queues: readonly ConsumedQueue[]): SuretyError {
+  if (err instanceof SuretyError) return err; // a refused declaration says which queue and what to do
   const names = queues.map((q) => q.queue).join(', ');
   const replyCode = (err as { code?: unknown } | null)?.code;
   if (typeof replyCode === 'number') {

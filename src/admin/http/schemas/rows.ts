@@ -35,6 +35,9 @@ export const outboxAttemptSchema = z
     outcome: z.enum(['failed', 'dead', 'resent']),
     error: z.string().nullable(),
     actor: z.string().nullable(),
+    confirmedAt: time.nullable().openapi({
+      description: 'For a resend: when the broker had confirmed the copy it replaced (null if none was)',
+    }),
   })
   .openapi('OutboxAttempt');
 
@@ -125,7 +128,22 @@ const overviewShape = <S extends z.ZodRawShape>(item: S) =>
       oldestPendingAt: time.nullable(),
     }),
     deadLetters: z.record(z.enum(DEAD_LETTER_STATUSES), z.number().int()),
-    expiredLeases: z.number().int(),
+    expiredLeases: z
+      .number()
+      .int()
+      .openapi({ description: 'rows left replaying by a replayer whose lease expired; counted as pending' }),
+    dueRetries: z
+      .array(
+        z
+          .object({
+            group: z.string(),
+            count: z.number().int(),
+            expiredLeases: z.number().int(),
+            oldestDueAt: time,
+          })
+          .extend(item),
+      )
+      .openapi({ description: 'dead letters due for a retry now, by consumer group, longest waiting first' }),
     inboxSize: z.number().int(),
     inboxSizeExact: z
       .boolean()

@@ -1,0 +1,184 @@
+import * as dl from '../../src/stores/sqlite/dead-letter-sql.js';
+import * as inbox from '../../src/stores/sqlite/inbox-sql.js';
+import * as sql from '../../src/stores/sqlite/outbox-sql.js';
+import { adminDialect } from '../../src/stores/sqlite/admin-sql.js';
+import { insertDeadLetterEvents } from '../../src/stores/shared/admin-sql.js';
+import { rescheduleTransition, resolveTransition } from '../../src/stores/shared/dead-letter-transition.js';
+import { insertValues, leasedInsertValues } from '../../src/stores/shared/outbox-row.js';
+import {
+  PlanLayout,
+  runHotPathPlanConformance,
+  transitionStatements,
+  type HotOperation,
+  type HotStatement,
+} from '../conformance/hot-path-plan-suite.js';
+import { newRow } from '../support/rows.js';
+import { examineSqlite, seedSqlitePlanStore } from './sqlite-plan-fixture.js';
+
+const layout = new PlanLayout({ outbox: 100_000, inbox: 50_000, deadLetters: 50_000, attempts: 20_000 });
+
+runHotPathPlanConformance('sqlite', async () => {
+  const { store, prefix, teardown } = await seedSqlitePlanStore(layout);
+  const t = store.tables;
+  const L = layout;
+  // Rows are touched one key per statement (see src/stores/sqlite/outbox-sql.ts).
+  const seq = L.heldSeqs[0]!;
+  const row = { ...newRow(), messageId: L.newMessageId(1) };
+  const heldIds = L.heldDeadLetterIds(L.consumerBatch);
+  const failureEvent = insertDeadLetterEvents(adminDialect, t, [
+    {
+      deadLetterId: L.pendingDeadLetterId,
+      messageId: `dl-${L.pendingDeadLetterId}`,
+      group: L.group,
+      at: L.now,
+      kind: 'failed',
+      attempt: 2,
+      detail: 'boom',
+      actor: null,
+    },
+  ]);
+  const statements: Record<HotOperation, HotStatement[] | string> = {
+    'outbox.add': [
+      { label: 'insert', text: sql.insertOutbox(t), values: [...insertValues(row, 0), row.createdAt], rows: 1 },
+      {
+        label: 'a duplicate: the existing message id',
+        text: sql.selectMessageIdByTypeKey(t),
+        values: ['t', '12345'],
+        rows: 1,
+      },
+    ],
+    'outbox.add (ordered)': [{ label: 'next key_seq', text: sql.nextKeySeq(t), values: ['k7'], rows: 1 }],
+    'outbox.add (leased, handoff)': [
+      {
+        label: 'insert already claimed',
+        text: sql.insertOutboxLeased(t),
+        values: leasedInsertValues(row, { until: L.leaseEnd, owner: L.owner }),
+        rows: 1,
+      },
+    ],
+    'relay.lockedClaim': 'SQLite relays claim with leases only',
+    'relay.leaseClaim': [
+      ...[false, true].map((ordered) => ({
+        label: ordered ? 'select, ordered' : 'select',
+        text: sql.selectClaimable(t, prefix, ordered),
+        values: [L.now, L.batch],
+        rows: L.batch,
+      })),
+      { label: 'take a row', text: sql.claimRow(t), values: [L.leaseEnd, 'relay-2', L.outbox.deadTo + 1], rows: 1 },
+    ],
+    'relay.markSent': [{ label: 'one row', text: sql.markSentRow(t), values: [L.now, seq], rows: 1 }],
+    'relay.recordFailure': [
+      {
+        label: 'update',
+        text: sql.recordFailure(t),
+        values: [1, L.now + 1, 'pending', 'boom', seq, L.owner],
+        rows: 1,
+      },
+      { label: 'attempt', text: sql.insertAttempt(t), values: [1, L.now, 'failed', 'boom', L.owner, seq], rows: 1 },
+    ],
+    'relay.release': [{ label: 'one row', text: sql.releaseRow(t), values: [L.now, seq, L.owner], rows: 1 }],
+    'relay.releaseLeased': [
+      {
+        label: 'one row',
+        text: sql.releaseLeasedRow(t),
+        values: [L.now, seq, L.outboxMessageId(seq), L.leaseEnd, L.owner],
+        rows: 1,
+      },
+    ],
+    'relay.countRows': [{ label: 'one row', text: sql.countRow(t), values: [seq, L.outboxMessageId(seq)], rows: 1 }],
+    'relay.purgeSent': [
+      { label: 'select', text: sql.selectSent(t, prefix), values: [L.sentBefore, L.purgeBatch], rows: L.purgeBatch },
+      { label: 'delete a row', text: sql.deleteSent(t), values: [1], rows: 1 },
+      {
+        label: 'delete its attempts',
+        text: sql.deleteAttempts(t, prefix),
+        values: [L.outboxMessageId(1)],
+        rows: 1,
+      },
+    ],
+    'consumer.recordInbox': [
+      { label: 'insert', text: inbox.insertInbox(t), values: ['m-new', L.group, L.now], rows: 1 },
+    ],
+    'consumer.recordInboxBatch': [
+      { label: 'one insert per id', text: inbox.insertInbox(t), values: ['m-1', L.group, L.now], rows: 1 },
+    ],
+    'consumer.recordDeliveryFailure': [
+      {
+        label: 'upsert',
+        text: dl.upsertFailure(t),
+        values: [
+          `dl-${L.pendingDeadLetterId}`,
+          L.group,
+          'topic',
+          't',
+          'k',
+          1,
+          '{}',
+          'body',
+          'utf8',
+          'boom',
+          0,
+          L.now,
+          L.now,
+        ],
+        rows: 1,
+      },
+      {
+        label: 'decision',
+        text: dl.applyDecision(t),
+        values: ['pending', L.now + 1, L.now, L.pendingDeadLetterId],
+        rows: 1,
+      },
+      { label: 'history', ...failureEvent, rows: 1 },
+    ],
+    'consumer.purgeInbox': [
+      {
+        label: 'select',
+        text: inbox.selectExpired(t, prefix),
+        values: [L.inboxBefore, L.purgeBatch],
+        rows: L.purgeBatch,
+      },
+      { label: 'delete a row', text: inbox.deleteRow(t), values: [1], rows: 1 },
+    ],
+    'consumer.purgeSettledDeadLetters': [
+      {
+        label: 'select',
+        text: dl.selectSettled(t, prefix),
+        values: [L.settledBefore, L.purgeBatch],
+        rows: L.purgeBatch,
+      },
+      { label: 'delete a row', text: dl.deleteById(t), values: [1], rows: 1 },
+      { label: 'delete its history', text: dl.deleteEvents(t, prefix), values: [1], rows: 1 },
+    ],
+    'replay.claimDue': [
+      {
+        label: 'select expired leases, then due rows',
+        text: dl.selectClaimable(t, prefix),
+        values: [L.now, L.group, L.consumerBatch, L.now, L.group, L.consumerBatch, L.consumerBatch],
+        rows: L.consumerBatch,
+      },
+      {
+        label: 'take a row',
+        text: dl.claimRow(t),
+        values: ['replayer-2', L.leaseEnd, L.now, L.pendingDeadLetterId],
+        rows: 1,
+      },
+    ],
+    'replay.markResolved': transitionStatements(adminDialect, t, resolveTransition([heldIds[0]!], L.owner, L.now)),
+    // One id at a time, as SqliteConsumerOps runs every transition.
+    'replay.markResolvedMany': transitionStatements(adminDialect, t, resolveTransition([heldIds[1]!], L.owner, L.now)),
+    'replay.reschedule': transitionStatements(
+      adminDialect,
+      t,
+      rescheduleTransition({
+        id: heldIds[0]!,
+        owner: L.owner,
+        attempts: 2,
+        decision: { status: 'pending', nextRetryAt: L.now + 1 },
+        error: 'boom',
+        now: L.now,
+      }),
+    ),
+  };
+  return { layout, statements, examine: async (st) => examineSqlite(store, st), teardown };
+});
