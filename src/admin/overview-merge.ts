@@ -3,8 +3,7 @@ import type { FromStore } from './lineage-merge.js';
 import type { StoreAnswer, StoreUnavailable } from './store-fanout.js';
 
 /** Every store's overview merged, plus each store's own. */
-export interface MergedOverview
-  extends Omit<Overview, 'deadLetterGroups' | 'dueRetries' | 'relays' | 'stoppedRelays'> {
+export interface MergedOverview extends Omit<Overview, 'deadLetterGroups' | 'dueRetries' | 'relays' | 'stoppedRelays'> {
   /** Largest count first; each group names its store. */
   readonly deadLetterGroups: FromStore<Overview['deadLetterGroups'][number]>[];
   /** Longest waiting first; each group names its store. */
