@@ -23,7 +23,7 @@ const metrics = createRoute({
 
 /** `/metrics`, and this document's own entry (served by `app.doc`, which does not describe itself). */
 export function metricsRoutes(app: OpenAPIHono<AppEnv>, { registry, options }: AppDeps): void {
-  const all = [registry, ...options.registries.filter((r) => r !== registry)];
+  const all = [...new Set([registry, ...options.registries])]; // a registry given twice is served once
   app.openapi(metrics, async (c) => {
     const scraped = await scrape(all);
     return c.text(scraped.text, 200, { 'Content-Type': scraped.contentType });
