@@ -50,8 +50,12 @@ function statusList<T extends string>(allowed: readonly [T, ...T[]]) {
   });
 }
 
+/** PostgreSQL text cannot hold U+0000: such input is the client's mistake, refused before any store sees it. */
+export const NO_NUL = 'must not contain U+0000 (NUL)';
+export const hasNoNul = (s: string) => !s.includes('\u0000');
+
 const text = (max: number) =>
-  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`).refine(hasNoNul, NO_NUL);
 
 function timeRange<T extends { from?: number; to?: number }>(v: T, ctx: z.RefinementCtx): void {
   if (v.from !== undefined && v.to !== undefined && v.from >= v.to) {
@@ -62,6 +66,16 @@ function timeRange<T extends { from?: number; to?: number }>(v: T, ctx: z.Refine
 export const DEAD_LETTER_STATUSES = ['pending', 'replaying', 'resolved', 'ignored', 'dead'] as const;
 export const OUTBOX_STATUSES = ['pending', 'sent', 'dead'] as const;
 export const JOB_KINDS = ['dlq.replay', 'dlq.ignore', 'outbox.resend'] as const satisfies readonly JobKind[];
+/** Every action the audit log records. */
+export const AUDIT_ACTIONS = [
+  'dlq.replay',
+  'dlq.ignore',
+  'dlq.edit',
+  'outbox.resend',
+  'job.create',
+  'job.cancel',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export const deadLetterFilterSchema = z
   .strictObject({
@@ -91,7 +105,9 @@ export const outboxFilterSchema = z
 export const auditFilterSchema = z
   .strictObject({
     actor: text(64).optional(),
-    action: text(64).optional(),
+    action: text(64)
+      .refine((a) => (AUDIT_ACTIONS as readonly string[]).includes(a), `must be one of ${AUDIT_ACTIONS.join(', ')}`)
+      .optional(),
     target: text(200).optional(),
     from: timeSchema.optional(),
     to: timeSchema.optional(),
@@ -121,6 +137,7 @@ export const optionalReasonSchema = z
   .string()
   .trim()
   .max(MAX_REASON, `must be at most ${MAX_REASON} characters`)
+  .refine(hasNoNul, NO_NUL)
   .nullish()
   .transform((v) => (v ? v : null));
 
@@ -128,13 +145,15 @@ export const requiredReasonSchema = z
   .string({ error: 'is required' })
   .trim()
   .min(1, 'is required (say why)')
-  .max(MAX_REASON, `must be at most ${MAX_REASON} characters`);
+  .max(MAX_REASON, `must be at most ${MAX_REASON} characters`)
+  .refine(hasNoNul, NO_NUL);
 
 /** An edited body: the message as it will be handed to the handler again. */
 export const editBodySchema = z
   .string({ error: 'is required' })
   .min(1, 'must not be empty')
-  .max(1_048_576, 'must be at most 1 MiB');
+  .max(1_048_576, 'must be at most 1 MiB')
+  .refine(hasNoNul, NO_NUL);
 
 /**
  * `true` is the only value: acting on every row must be said outright. Without it a job needs at

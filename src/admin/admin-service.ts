@@ -28,13 +28,14 @@ import {
   parseInput,
   requiredReasonSchema,
   rowIdSchema,
+  type AuditAction,
   type AuditFilterInput,
   type DeadLetterFilterInput,
   type JobInput,
   type OutboxFilterInput,
   type PageInput,
 } from './admin-schemas.js';
-import { jobWindowWarnings, replayWindowWarnings, resendWindowWarnings } from './inbox-window.js';
+import { jobWindowCutoff, jobWindowWarnings, replayWindowWarnings, resendWindowWarnings } from './inbox-window.js';
 
 export type { ActionResult } from './action-audit.js';
 
@@ -55,7 +56,7 @@ const optionsSchema = z.object({
   inboxWindowMs: z.number().int().positive().optional(),
   maxJobRatePerSecond: z.number().positive().max(1_000_000).default(10_000),
   clock: z.custom<Clock>((v) => typeof (v as Clock | null)?.now === 'function', 'must have now()').default(systemClock),
-  logger: loggerOption(),
+  logger: loggerOption('surety-admin'),
   /** Called after a job is created, e.g. to wake the job runner. */
   onJobCreated: fn<(job: AdminJob) => void>('a function').optional(),
 });
@@ -69,6 +70,8 @@ const actorSchema = z.strictObject({
 
 const REPLAYABLE = new Set(['pending', 'dead', 'ignored']);
 const IGNORABLE = new Set(['pending', 'dead']);
+/** What a bulk replay whose filter names no status acts on. */
+const REPLAY_JOB_DEFAULT = ['pending', 'dead'] as const;
 
 /**
  * The one path to every operator read and action, shared by the HTTP API, the console and the CLI.
@@ -238,10 +241,9 @@ export class AdminService {
   async createJob(actor: Actor, input: JobInput): Promise<ActionResult & { job: AdminJob }> {
     const job = parseInput(jobInputSchema(this.o.maxJobRatePerSecond), input, '');
     return this.act(actor, 'job.create', 'job:new', job.reason, async (now, ok) => {
-      const windowWarnings =
-        job.kind === 'dlq.ignore' ? [] : jobWindowWarnings(this.o.inboxWindowMs, job.filter.from, now);
-      const warningsFor = (created: AdminJob) =>
-        created.total === 0 ? [...windowWarnings, 'no row matches the filter'] : windowWarnings;
+      const old = await this.matchesPastWindow(job, now);
+      const windowWarnings = old ? jobWindowWarnings(this.o.inboxWindowMs!) : [];
+      const warningsFor = (created: AdminJob) => (created.total === 0 ? ['no row matches the filter'] : windowWarnings);
       const created = await this.o.store.createJob({ ...job, actor: actor.name, now }, (made) =>
         ok(
           { kind: job.kind, filter: job.filter, total: made.total, ratePerSecond: job.ratePerSecond },
@@ -272,7 +274,7 @@ export class AdminService {
 
   private act<R extends ActionResult>(
     actor: Actor,
-    action: string,
+    action: AuditAction,
     target: string,
     reason: string | null,
     work: (now: number, ok: OkEntry) => Promise<R>,
@@ -282,6 +284,25 @@ export class AdminService {
     return auditedAction(this.o.store, this.o.logger, { actor: who, action, target, reason, now }, (ok) =>
       work(now, ok),
     );
+  }
+
+  /**
+   * Whether a replay or resend job's filter matches a row old enough that its handler may run again
+   * (see jobWindowCutoff). An ignore runs no handler. A replay with no status acts on pending and dead
+   * rows only, as the store's job does.
+   */
+  private async matchesPastWindow(job: z.output<ReturnType<typeof jobInputSchema>>, now: number): Promise<boolean> {
+    const windowMs = this.o.inboxWindowMs;
+    if (windowMs === undefined || job.kind === 'dlq.ignore') return false;
+    const cutoff = jobWindowCutoff(windowMs, now);
+    if (job.filter.from !== undefined && job.filter.from >= cutoff) return false;
+    const to = Math.min(job.filter.to ?? cutoff, cutoff);
+    const first = { limit: 1 };
+    if (job.kind === 'outbox.resend') {
+      return (await this.o.store.listOutbox({ ...job.filter, to }, first)).items.length > 0;
+    }
+    const status = job.filter.status ?? REPLAY_JOB_DEFAULT;
+    return (await this.o.store.listDeadLetters({ ...job.filter, status, to }, first)).items.length > 0;
   }
 
   private async deadLetter(id: number, now: number): Promise<DeadLetterRow> {

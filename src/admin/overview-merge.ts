@@ -3,12 +3,14 @@ import type { FromStore } from './lineage-merge.js';
 import type { StoreAnswer, StoreUnavailable } from './store-fanout.js';
 
 /** Every store's overview merged, plus each store's own. */
-export interface MergedOverview extends Omit<Overview, 'deadLetterGroups' | 'dueRetries' | 'relays'> {
+export interface MergedOverview extends Omit<Overview, 'deadLetterGroups' | 'dueRetries' | 'relays' | 'stoppedRelays'> {
   /** Largest count first; each group names its store. */
   readonly deadLetterGroups: FromStore<Overview['deadLetterGroups'][number]>[];
   /** Longest waiting first; each group names its store. */
   readonly dueRetries: FromStore<Overview['dueRetries'][number]>[];
   readonly relays: FromStore<Overview['relays'][number]>[];
+  /** The latest stop first. */
+  readonly stoppedRelays: FromStore<Overview['stoppedRelays'][number]>[];
   /** Each store that answered, in display order. */
   readonly stores: { readonly name: string; readonly overview: Overview }[];
   /** Stores left out of the sums. */
@@ -61,6 +63,9 @@ export function mergeOverviews(answers: readonly StoreAnswer<Overview>[]): Merge
       .flatMap(({ name, overview }) => overview.dueRetries.map((g) => ({ ...g, store: name })))
       .sort((a, b) => a.oldestDueAt - b.oldestDueAt),
     relays: stores.flatMap(({ name, overview }) => overview.relays.map((r) => ({ ...r, store: name }))),
+    stoppedRelays: stores
+      .flatMap(({ name, overview }) => overview.stoppedRelays.map((r) => ({ ...r, store: name })))
+      .sort((a, b) => b.stoppedAt - a.stoppedAt),
     stores,
     unavailable: answers.flatMap((a) => (a.ok ? [] : [a.unavailable])),
   };

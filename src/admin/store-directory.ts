@@ -55,7 +55,7 @@ const optionsSchema = z.object({
   /** Admin reads running at once on one store; the rest wait their turn. */
   maxConcurrentReads: z.number().int().min(1).max(64).default(2),
   clock: z.custom<Clock>((v) => typeof (v as Clock | null)?.now === 'function', 'must have now()').default(systemClock),
-  logger: loggerOption(),
+  logger: loggerOption('surety-admin'),
 });
 
 export type StoreDirectoryOptions = z.input<typeof optionsSchema>;

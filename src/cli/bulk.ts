@@ -36,7 +36,8 @@ export async function runBulkJob(ctx: AdminContext, io: CliIo, input: JobInput, 
 }
 
 async function follow(ctx: AdminContext, io: CliIo, job: AdminJob): Promise<AdminJob> {
-  const runner = new JobRunner({ store: ctx.store, pollIntervalMs: 100, jobId: job.id });
+  // The progress bar and summary report the job; log lines would only garble them.
+  const runner = new JobRunner({ store: ctx.store, pollIntervalMs: 100, jobId: job.id, logger: null });
   const progress = createProgress(io, `job ${job.id} ${job.kind}`);
   let interrupted = false;
   const onSignal = () => {

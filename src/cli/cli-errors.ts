@@ -34,7 +34,8 @@ export function exitFor(err: unknown): { code: number; message: string } {
   if (err instanceof UsageError || err instanceof ConfigError) return { code: EXIT.usage, message: err.message };
   if (err instanceof SuretyError) {
     const usage = err.code === 'SURETY_INVALID_OPTION' || err.code === 'SURETY_INVALID_INPUT';
-    return { code: usage ? EXIT.usage : EXIT.failed, message: describeError(err) };
+    const hint = err.code === 'SURETY_NOT_MIGRATED' ? '; run `surety migrate` to create the tables' : '';
+    return { code: usage ? EXIT.usage : EXIT.failed, message: `${describeError(err)}${hint}` };
   }
   return { code: EXIT.failed, message: describeError(err) };
 }

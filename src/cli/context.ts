@@ -84,9 +84,18 @@ export interface NamedStore {
   readonly store: SuretyStore;
 }
 
-export async function openStore(database: NamedDatabase): Promise<SuretyStore> {
+/** How a command opens its databases. */
+export interface OpenOptions {
+  /**
+   * Whether it may create a SQLite file (only `migrate` and `start --migrate`): every other command
+   * opens only a database that is there and migrated, so a mistyped path creates nothing.
+   */
+  readonly create?: boolean;
+}
+
+export async function openStore(database: NamedDatabase, options: OpenOptions = {}): Promise<SuretyStore> {
   const { url, tablePrefix, schema } = database;
-  const store = await openOutboxStore({ url, tablePrefix, ...(schema ? { schema } : {}) });
+  const store = await openOutboxStore({ url, tablePrefix, ...(schema ? { schema } : {}), create: !!options.create });
   return store as SuretyStore;
 }
 
@@ -94,11 +103,15 @@ export async function openStore(database: NamedDatabase): Promise<SuretyStore> {
  * Opens the given databases in order. If one cannot be opened, those already open are closed and
  * the error names the database (when the config names its databases).
  */
-export async function openStores(config: SuretyConfig, databases: readonly NamedDatabase[]): Promise<NamedStore[]> {
+export async function openStores(
+  config: SuretyConfig,
+  databases: readonly NamedDatabase[],
+  options: OpenOptions = {},
+): Promise<NamedStore[]> {
   const opened: NamedStore[] = [];
   for (const database of databases) {
     try {
-      opened.push({ name: database.name, store: await openStore(database) });
+      opened.push({ name: database.name, store: await openStore(database, options) });
     } catch (err) {
       await closeStores(opened);
       throw namedError(config, database.name, err);
@@ -148,13 +161,19 @@ export async function withAdmin<T>(
   const [database] = selectDatabases(config, opts.store, 'one');
   const [{ store }] = (await openStores(config, [database!])) as [NamedStore];
   try {
-    const admin = new AdminService({
-      store,
-      allowEdit: config.console.allowEdit,
-      inboxWindowMs: config.console.inboxWindowMs || undefined,
-    });
-    return await work({ config, store, admin, actor: cliActor(io.env) });
+    return await work({ config, store, admin: adminFor(config, store), actor: cliActor(io.env) });
   } finally {
     await store.close();
   }
+}
+
+/** The admin service of one store, with the config's console settings. */
+export function adminFor(config: SuretyConfig, store: SuretyStore): AdminService {
+  return new AdminService({
+    store,
+    // A command's own output says what happened; the admin log lines are for servers.
+    logger: null,
+    allowEdit: config.console.allowEdit,
+    inboxWindowMs: config.console.inboxWindowMs || undefined,
+  });
 }

@@ -1,8 +1,15 @@
 import { DEFAULT_STORE_NAME } from '../admin/store-directory.js';
-import { mergeDoctorReports, runDoctor, type StoreDoctorReport } from '../admin/doctor/index.js';
+import { mergeDoctorReports, runDoctor, type DoctorStore, type StoreDoctorReport } from '../admin/doctor/index.js';
+import { namesDatabases } from '../config/databases.js';
 import type { SuretyConfig } from '../config/schema.js';
 import type { BrokerProbe } from '../ports/broker-probe.js';
-import { namedError, type NamedStore, type SuretyStore } from './context.js';
+import { namedError } from './context.js';
+
+/** A database the doctor reads, by its config name. */
+export interface DoctorDatabase {
+  readonly name: string;
+  readonly store: DoctorStore;
+}
 
 export interface DoctorRunner {
   /** A fresh report. */
@@ -13,20 +20,21 @@ export interface DoctorRunner {
 /**
  * The doctor wired from the config: one store, or several named ones, a probe of the configured
  * broker and the known queues. Over several databases each is checked and the reports are merged:
- * producer and consumer checks name their database, the broker is probed once, and the verdict is
- * the most upstream failure across all of them.
+ * producer and consumer checks name their database (and the commands they suggest take its
+ * `--store`), the broker is probed once, and the verdict is the most upstream failure across all of
+ * them. A database that does not answer is a failing check of its own, not an error.
  * @example
  * const doctor = await createDoctorRunner(config, [{ name: 'orders', store: orders }, { name: 'billing', store: billing }]);
  * (await doctor.run()).verdict.message; // "producer: orders: oldest pending message is 14 min old …"
  */
 export async function createDoctorRunner(
   config: SuretyConfig,
-  stores: SuretyStore | readonly NamedStore[],
+  stores: DoctorStore | readonly DoctorDatabase[],
   extraQueues: readonly string[] = [],
 ): Promise<DoctorRunner> {
-  const list: readonly NamedStore[] = Array.isArray(stores)
-    ? (stores as readonly NamedStore[])
-    : [{ name: DEFAULT_STORE_NAME, store: stores as SuretyStore }];
+  const list: readonly DoctorDatabase[] = Array.isArray(stores)
+    ? (stores as readonly DoctorDatabase[])
+    : [{ name: DEFAULT_STORE_NAME, store: stores as DoctorStore }];
   const probe = await probeFor(config);
   const { retryStrategy, ...thresholds } = config.doctor;
   const knownQueues = [...new Set([...(config.transport?.queues ?? []), ...extraQueues])];
@@ -52,7 +60,7 @@ export async function createDoctorRunner(
           }
         }),
       );
-      return mergeDoctorReports(parts);
+      return mergeDoctorReports(parts, { named: list.length > 1 || namesDatabases(config) });
     },
     close: async () => probe?.close(),
   };

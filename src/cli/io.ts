@@ -19,6 +19,11 @@ const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u
  * character reaches a terminal the output is shown on.
  */
 export function writeJson(io: CliIo, value: unknown): void {
+  io.out.write(`${jsonLine(value)}\n`);
+}
+
+/** `value` as JSON on one line, with no character a terminal would act on (see writeJson). */
+export function jsonLine(value: unknown): string {
   const json = `${JSON.stringify(value)}`; // undefined prints as before
-  io.out.write(`${json.replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}\n`);
+  return json.replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -1,7 +1,9 @@
 import { CommanderError } from 'commander';
 import { escapeControlChars } from '../core/control-chars.js';
-import { EXIT, exitFor } from './cli-errors.js';
-import type { CliIo } from './io.js';
+import { ConfigError } from '../config/config-error.js';
+import { SuretyError } from '../core/errors.js';
+import { EXIT, exitFor, UsageError } from './cli-errors.js';
+import { jsonLine, type CliIo } from './io.js';
 import { createProgram } from './program.js';
 
 export interface MainOptions {
@@ -36,6 +38,8 @@ export async function main(
     err.write(program.helpInformation());
     return EXIT.usage;
   }
+  // Scripts asking for --json get their error as JSON too (flags after `--` are arguments).
+  const json = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
   try {
     await program.parseAsync(argv, { from: 'user' });
     return state.exitCode;
@@ -44,14 +48,32 @@ export async function main(
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return EXIT.ok;
       // A command group without its subcommand: commander has printed the group's help.
       if (e.code === 'commander.help') return EXIT.usage;
-      err.write(`surety: ${commanderMessage(e, errors, program.commands, argv)}\n`);
+      const message = commanderMessage(e, errors, program.commands, argv);
+      if (json) writeJsonError(err, 'SURETY_INVALID_OPTION', message);
+      else err.write(`surety: ${message}\n`);
       return EXIT.usage;
     }
     const { code, message } = exitFor(e);
+    if (json) writeJsonError(err, errorCode(e), messageOf(e, message));
     // Store and driver errors can quote message data: never let it steer the terminal.
-    err.write(`surety: ${escapeControlChars(message, { keepNewlines: true })}\n`);
+    else err.write(`surety: ${escapeControlChars(message, { keepNewlines: true })}\n`);
     return code;
   }
+}
+
+/** The `--json` error line: `{"error":{"code":"SURETY_…","message":"…"}}`, as the HTTP API's errors. */
+function writeJsonError(err: Pick<NodeJS.WritableStream, 'write'>, code: string, message: string): void {
+  err.write(`${jsonLine({ error: { code, message } })}\n`);
+}
+
+function errorCode(e: unknown): string {
+  if (e instanceof ConfigError || e instanceof UsageError) return 'SURETY_INVALID_OPTION';
+  return e instanceof SuretyError ? e.code : 'SURETY_INTERNAL_ERROR';
+}
+
+/** The message without the code in front (the code has its own field). */
+function messageOf(e: unknown, message: string): string {
+  return e instanceof SuretyError && message.startsWith(`${e.code}: `) ? message.slice(e.code.length + 2) : message;
 }
 
 function commanderMessage(

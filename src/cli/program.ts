@@ -8,6 +8,7 @@ import { registerOutbox } from './commands/outbox.js';
 import { registerStart } from './commands/start.js';
 import type { CommandState } from './commands/state.js';
 import type { CliIo } from './io.js';
+import { packageVersion } from './version.js';
 
 const ENV_HELP = `
 Environment (overrides the config file; flags override both):
@@ -15,7 +16,8 @@ Environment (overrides the config file; flags override both):
 ${ENV_VARIABLES.map((v) => `  ${v.name.padEnd(29)}${v.path}: ${v.description}`).join('\n')}
 
 Exit codes: 0 done, 1 could not be done, 2 bad usage or config (nothing changed);
-surety doctor: 3 warnings, 4 a failure found.
+surety doctor: 3 warnings, 4 a failure found. With --json, an error is one JSON line on
+stderr: {"error":{"code":"SURETY_...","message":"..."}}.
 `;
 
 /** The `surety` command tree. A new one per run: commander keeps parsed values on it. */
@@ -29,6 +31,7 @@ export function createProgram(io: CliIo, state: CommandState, errors: string[]):
       // Errors are collected and printed by main, with the exit code they deserve.
       outputError: (s) => errors.push(s.trim()),
     })
+    .version(packageVersion(), '-V, --version', 'print the version of surety')
     .showSuggestionAfterError(true)
     .addHelpText('after', ENV_HELP);
   registerMigrate(program, io);

@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigError } from './config-error.js';
 import { applyEnvironment } from './env.js';
 import { toProblems } from './issues.js';
+import { nulProblems } from './nul-values.js';
 import { configSchema, type SuretyConfig } from './schema.js';
 import { setValue } from './set-value.js';
 import { describeSyntaxError } from './syntax-error.js';
@@ -53,6 +54,8 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     if (o.value !== undefined) setValue(raw, o.path, o.value, sources, o.source);
   }
   inferTransportKind(raw);
+  const nul = nulProblems(raw, sources);
+  if (nul.length > 0) throw new ConfigError(nul);
   const result = configSchema.safeParse(raw);
   if (!result.success) throw new ConfigError(toProblems(result.error.issues, configSchema, raw, sources));
   const config = result.data;

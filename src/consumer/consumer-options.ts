@@ -28,7 +28,7 @@ const keepMs = z
   .refine((ms) => ms === 0 || ms >= 60_000, 'must be 0 (keep forever) or at least 60000 (one minute)');
 
 const schema = z.object({
-  logger: loggerOption(),
+  logger: loggerOption('surety-consumer'),
   group: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/, 'must be 1-100 characters of letters, digits and . _ : -'),
@@ -89,9 +89,12 @@ export interface ConsumerOptions extends z.input<typeof schema> {
   store: ConsumerStore;
   transport: Subscriber;
   clock?: Clock;
-  logger?: Logger;
+  /** Default: JSON lines on stderr at SURETY_LOG_LEVEL (default info); `null` logs nothing. */
+  logger?: Logger | null;
   /** Alert hook: a dead letter went dead (permanent error, poison, or retry limit reached). */
   onDead?: (dead: DeadLetterAlert) => void;
+  /** prom-client Registry to register metrics in; a private one (consumer.metricsRegistry) by default. */
+  registry?: import('prom-client').Registry;
 }
 
 export interface DeadLetterAlert {
@@ -127,7 +130,7 @@ export interface ResolvedConsumerOptions {
 }
 
 export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsumerOptions {
-  const { store, transport, clock, onDead, ...rest } = options;
+  const { store, transport, clock, onDead, registry: _registry, ...rest } = options;
   if (!store) throw new InvalidOptionError('consumer.store', 'is required (a ConsumerStore)');
   if (!transport) throw new InvalidOptionError('consumer.transport', 'is required (a Subscriber)');
   const o = parseOptions(schema, rest, 'consumer');

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Registry } from 'prom-client';
 import { describeError } from '../core/errors.js';
 import { wireOrderingKey } from '../core/wire.js';
 import type { Delivery, Subscription } from '../ports/transport.js';
@@ -6,6 +7,7 @@ import { BatchProcessor, type Outcome, type WorkItem } from './batch-processor.j
 import { resolveConsumerOptions, type ConsumerOptions, type ResolvedConsumerOptions } from './consumer-options.js';
 import { Lane, type Pending } from './lane.js';
 import { HandlerRegistry, type BatchHandler, type Handler, type Upcaster } from './handler-registry.js';
+import { ConsumerMetrics } from './consumer-metrics.js';
 import { ConsumerRetention } from './consumer-retention.js';
 
 /**
@@ -26,6 +28,10 @@ export class Consumer {
   readonly options: ResolvedConsumerOptions;
   readonly registry = new HandlerRegistry();
   readonly processor: BatchProcessor;
+  /** The prom-client registry of its metrics (`registry` names the handlers): the one given, or a private one. */
+  readonly metricsRegistry: Registry;
+  /** @internal Counted by the consumer and its replay job. */
+  readonly metrics: ConsumerMetrics;
   private subscription: Subscription | undefined;
   private readonly lanes: Lane[];
   private nextLane = 0;
@@ -33,8 +39,17 @@ export class Consumer {
 
   constructor(options: ConsumerOptions) {
     this.options = resolveConsumerOptions(options);
+    this.metricsRegistry = options.registry ?? new Registry();
+    this.metrics = new ConsumerMetrics(this.metricsRegistry, this.options.group);
     this.processor = new BatchProcessor(this.options, this.registry);
-    const process = (batch: readonly Pending[]) => this.processor.process(batch.map((p) => toWorkItem(p.delivery)));
+    const process = async (batch: readonly Pending[]) => {
+      const done = this.metrics.batch();
+      try {
+        return await this.processor.process(batch.map((p) => toWorkItem(p.delivery)));
+      } finally {
+        done();
+      }
+    };
     const settle = (p: Pending, outcome: Outcome) => this.settle(p, outcome);
     this.lanes = Array.from({ length: this.options.parallelism }, () => new Lane(this.options, process, settle));
   }
@@ -112,6 +127,7 @@ export class Consumer {
 
   private async settle(p: Pending, outcome: Outcome): Promise<void> {
     const { logger, group } = this.options;
+    this.metrics.delivered(outcome);
     try {
       if (outcome.kind === 'failed') {
         logger.warn(

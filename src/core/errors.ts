@@ -21,6 +21,7 @@ export type SuretyErrorCode =
   | 'SURETY_TRANSACTION_ABORTED'
   | 'SURETY_TRANSACTION_ENDED'
   | 'SURETY_MIGRATION_FAILED'
+  | 'SURETY_NOT_MIGRATED'
   | 'SURETY_DRIVER_MISSING';
 
 /** Base class of every error Surety throws: a stable `code` and the original `cause`. */
@@ -112,6 +113,13 @@ export class TransactionEndedError extends SuretyError {
       'SURETY_TRANSACTION_ENDED',
       'the transaction had already ended: a statement must be issued, and awaited, before the transaction callback returns or throws',
     );
+  }
+}
+
+/** The database holds none of Surety's tables (or is not there at all): run the store's migrate first. */
+export class NotMigratedError extends SuretyError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('SURETY_NOT_MIGRATED', message, options);
   }
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InvalidOptionError } from './errors.js';
-import { isLogger, neverThrowing, silentLogger, type Logger } from './logger.js';
+import { componentLogger } from './default-logger.js';
+import { isLogger, type Logger } from './logger.js';
 
 /**
  * Parses options once, at construction, into a frozen object. The first problem becomes an
@@ -16,9 +17,12 @@ export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, pre
   return Object.freeze(result.data) as Readonly<z.output<S>>;
 }
 
-/** A pino-compatible logger, silent when absent (or null), that drops a line it cannot write (see neverThrowing). */
-export const loggerOption = () =>
+/**
+ * A pino-compatible logger that drops a line it cannot write (see neverThrowing); `null` is silent,
+ * and absent is the shared default (JSON on stderr, SURETY_LOG_LEVEL, see defaultLogger) named `name`.
+ */
+export const loggerOption = (name: string) =>
   z
     .custom<Logger>(isLogger, 'must be a logger with debug, info, warn and error methods (pino-compatible)')
     .nullish()
-    .transform((logger) => (logger ? neverThrowing(logger) : silentLogger));
+    .transform((logger) => componentLogger(logger, name));

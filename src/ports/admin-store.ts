@@ -103,6 +103,11 @@ export interface RelayHeartbeat {
   readonly lastSeenAt: number;
 }
 
+/** A relay that stopped gracefully: its last heartbeat and when it stopped. */
+export interface StoppedRelay extends RelayHeartbeat {
+  readonly stoppedAt: number;
+}
+
 export interface Overview {
   readonly outbox: OutboxStats;
   readonly deadLetters: Record<DeadLetterStatus, number>;
@@ -133,7 +138,10 @@ export interface Overview {
     readonly count: number;
     readonly oldestAt: number;
   }[];
+  /** Relays that have not stopped: running, or gone without stopping (their heartbeat is stale). */
   readonly relays: RelayHeartbeat[];
+  /** The last few relays that stopped gracefully, the latest first (kept about a day after a later stop). */
+  readonly stoppedRelays: StoppedRelay[];
 }
 
 export interface Actor {
@@ -248,10 +256,14 @@ export interface AdminStore {
   lineage(messageId: string, now?: number): Promise<Lineage | undefined>;
   overview(now: number): Promise<Overview>;
 
-  /** Upserts the relay's heartbeat row (called by the relay every few seconds). */
+  /** Upserts the relay's heartbeat row (called by the relay every few seconds); a stopped row runs again. */
   recordHeartbeat(heartbeat: RelayHeartbeat): Promise<void>;
-  /** Removes a relay's heartbeat (graceful stop). */
-  removeHeartbeat(relayId: string): Promise<void>;
+  /**
+   * A graceful stop: marks the relay's row stopped at `at`, so operators and the doctor tell a relay
+   * that stopped from one that never ran, and drops rows that stopped more than a day before `at`.
+   */
+  recordRelayStopped(relayId: string, at: number): Promise<void>;
+  /** Heartbeats of relays that have not stopped (see {@link Overview.relays}). */
   relays(): Promise<RelayHeartbeat[]>;
 
   /**

@@ -1,6 +1,6 @@
 import { describeError } from '../core/errors.js';
 import type { OutboxRow } from '../ports/outbox-store.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../core/logger.js';
 import type { RelayFailures } from './relay-failures.js';
 import type { ResolvedRelayOptions } from './relay-options.js';
 

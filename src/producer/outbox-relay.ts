@@ -1,8 +1,8 @@
 import { Registry } from 'prom-client';
 import { describeError } from '../core/errors.js';
-import { neverThrowing } from '../core/logger.js';
 import type { FailureUpdate, LockedBatch, OutboxRow } from '../ports/outbox-store.js';
-import { defaultLogger, type Logger } from './logger.js';
+import { componentLogger } from '../core/default-logger.js';
+import type { Logger } from '../core/logger.js';
 import { wireFromRow } from './outbox-rows.js';
 import { RelayHeartbeat } from './relay-heartbeat.js';
 import { LeaseWriteBack } from './lease-write-back.js';
@@ -70,7 +70,7 @@ export class OutboxRelay {
 
   constructor(options: RelayOptions) {
     this.options = resolveRelayOptions(options);
-    this.log = neverThrowing(options.logger ?? defaultLogger('surety-relay'));
+    this.log = componentLogger(options.logger, 'surety-relay');
     this.registry = options.registry ?? new Registry();
     this.metrics = new RelayMetrics(this.registry, this.options.store, this.options.clock);
     const o = this.options;

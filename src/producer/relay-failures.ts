@@ -1,6 +1,6 @@
 import { describeError, SuretyError } from '../core/errors.js';
 import type { FailureUpdate, OutboxRow } from '../ports/outbox-store.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../core/logger.js';
 import type { RelayMetrics } from './relay-metrics.js';
 import type { ResolvedRelayOptions } from './relay-options.js';
 

@@ -3,14 +3,14 @@ import type { Clock } from '../core/clock.js';
 import { describeError } from '../core/errors.js';
 import type { AdminStore } from '../ports/admin-store.js';
 import type { OutboxRelayStore } from '../ports/outbox-store.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../core/logger.js';
 
-type HeartbeatStore = Pick<AdminStore, 'recordHeartbeat' | 'removeHeartbeat'>;
+type HeartbeatStore = Pick<AdminStore, 'recordHeartbeat' | 'recordRelayStopped'>;
 
 /** Stores with the admin tables keep relay heartbeats; a bare outbox store does not. */
 const keepsHeartbeats = (store: OutboxRelayStore): store is OutboxRelayStore & HeartbeatStore =>
   typeof (store as Partial<HeartbeatStore>).recordHeartbeat === 'function' &&
-  typeof (store as Partial<HeartbeatStore>).removeHeartbeat === 'function';
+  typeof (store as Partial<HeartbeatStore>).recordRelayStopped === 'function';
 
 /** Every `intervalMs`, while started: who the relay is and when it last claimed, for operators and doctor. */
 export class RelayHeartbeat {
@@ -39,7 +39,7 @@ export class RelayHeartbeat {
     this.timer = setInterval(beat, this.intervalMs).unref();
   }
 
-  /** Removes the row, after any write in flight (which would otherwise bring it back). */
+  /** Marks the row stopped, after any write in flight (which would otherwise mark it running again). */
   async stop(): Promise<void> {
     const store = this.store;
     if (!this.timer || !keepsHeartbeats(store)) return;
@@ -47,9 +47,9 @@ export class RelayHeartbeat {
     this.timer = undefined;
     await this.write;
     try {
-      await store.removeHeartbeat(this.relayId);
+      await store.recordRelayStopped(this.relayId, this.clock.now());
     } catch (err) {
-      this.log.warn({ err: describeError(err) }, 'removing the relay heartbeat failed; it will look stale');
+      this.log.warn({ err: describeError(err) }, 'marking the relay heartbeat stopped failed; it will look stale');
     }
   }
 

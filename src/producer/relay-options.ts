@@ -6,7 +6,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { parseOptions } from '../core/options.js';
 import type { OutboxRow, OutboxRelayStore } from '../ports/outbox-store.js';
 import type { Publisher } from '../ports/transport.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../core/logger.js';
 import type { Outbox } from './outbox.js';
 
 const ms = (min: number, max: number) => z.number().int().min(min).max(max);
@@ -67,7 +67,8 @@ export interface RelayOptions extends z.input<typeof schema> {
    */
   outbox?: Outbox;
   clock?: Clock;
-  logger?: Logger;
+  /** Default: JSON lines on stderr at SURETY_LOG_LEVEL (default info); `null` logs nothing. */
+  logger?: Logger | null;
   /** Called once when a row goes dead (after the last attempt). Errors it throws are logged. */
   onDead?: (row: OutboxRow, error: unknown) => void | Promise<void>;
   /**

@@ -2,7 +2,7 @@ import type { Clock } from '../core/clock.js';
 import { describeError } from '../core/errors.js';
 import { PeriodicPurge } from '../core/periodic-purge.js';
 import type { OutboxRelayStore } from '../ports/outbox-store.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../core/logger.js';
 
 export interface RetentionOptions {
   readonly sentMaxAgeMs: number;

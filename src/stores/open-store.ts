@@ -10,6 +10,11 @@ export interface OpenStoreOptions {
   tablePrefix?: string;
   /** PostgreSQL schema. */
   schema?: string;
+  /**
+   * Whether opening may create the database: a SQLite file (default true). False opens only a file
+   * that is there and holds Surety's tables (else a NotMigratedError); servers are never created.
+   */
+  create?: boolean;
 }
 
 /**
@@ -17,7 +22,7 @@ export interface OpenStoreOptions {
  * module loads only for that database.
  */
 export async function openOutboxStore(options: OpenStoreOptions): Promise<OutboxStore & ConsumerStore & AdminStore> {
-  const { url, tablePrefix, schema } = options;
+  const { url, tablePrefix, schema, create = true } = options;
   const scheme = /^([a-z0-9+]+):/i.exec(url)?.[1]?.toLowerCase();
   switch (scheme) {
     case 'postgres':
@@ -39,7 +44,11 @@ export async function openOutboxStore(options: OpenStoreOptions): Promise<Outbox
     }
     case 'sqlite': {
       const { createSqliteOutboxStore } = await import('./sqlite/index.js');
-      return createSqliteOutboxStore({ path: url.slice('sqlite:'.length), ...(tablePrefix ? { tablePrefix } : {}) });
+      return createSqliteOutboxStore({
+        path: url.slice('sqlite:'.length),
+        ...(tablePrefix ? { tablePrefix } : {}),
+        fileMustExist: !create,
+      });
     }
     default:
       throw new InvalidOptionError(

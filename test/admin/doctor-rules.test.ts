@@ -19,6 +19,7 @@ function overview(over: Partial<Overview> = {}): Overview {
     throughput: [],
     deadLetterGroups: [],
     relays: [],
+    stoppedRelays: [],
     ...over,
   };
 }

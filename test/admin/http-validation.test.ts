@@ -85,6 +85,7 @@ describe('admin HTTP input validation (SQLite)', () => {
     invalid('GET', '/api/outbox?to=1e9', 'query.to', /ISO 8601/),
     invalid('GET', '/api/audit?from=soon', 'query.from', /ISO 8601/),
     invalid('GET', '/api/audit?who=alice', 'query', /Unrecognized key: "who"/),
+    invalid('GET', '/api/audit?action=bogus', 'query.action', /must be one of dlq.replay, dlq.ignore, dlq.edit/),
     invalid('GET', '/api/jobs?limit=501', 'query.limit', /at most 500/),
     // The store a request names: one server with a single store serves it as "default".
     invalid(

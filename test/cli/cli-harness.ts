@@ -204,10 +204,10 @@ export async function seed(store: CliStore, now = Date.now()): Promise<Seeded> {
   };
 }
 
-/** Records one delivery failure as a dead letter (pending retry in a minute, or dead); returns its id. */
+/** Records one delivery failure as a dead letter (pending retry in a minute, or dead); returns its id. `messageId`: a message of an outbox. */
 export async function addDeadLetter(
   store: CliStore,
-  d: { group: string; type: string; key: string; error: string; dead?: boolean; now?: number },
+  d: { group: string; type: string; key: string; error: string; dead?: boolean; now?: number; messageId?: string },
 ): Promise<number> {
   const now = d.now ?? Date.now();
   const m = wire({ type: d.type, key: d.key, payload: { key: d.key } });
@@ -215,7 +215,7 @@ export async function addDeadLetter(
     store.recordDeliveryFailure(
       tx,
       {
-        messageId: m.id,
+        messageId: d.messageId ?? m.id,
         group: d.group,
         topic: d.type,
         type: d.type,

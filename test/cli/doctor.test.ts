@@ -100,13 +100,13 @@ describe.each(['sqlite', 'postgres'] as const)('surety doctor (%s)', (db) => {
     }
   });
 
-  it('refuses bad usage with exit 2, and exits 1 when it cannot run', async () => {
+  it('refuses bad usage with exit 2; a database it cannot reach is a failure found (exit 4)', async () => {
     const before = await snapshot(f.store);
     expect(await doctor('--queue', ' ')).toMatchObject({ code: 2, err: 'surety: --queue must not be empty\n' });
     expect(await doctor('--verbose')).toMatchObject({ code: 2, err: "surety: unknown option '--verbose'\n" });
     expect(await snapshot(f.store)).toBe(before);
     const down = await runCli(['doctor', '--database', 'postgres://postgres@127.0.0.1:1/none']);
-    expect(down.code).toBe(1);
-    expect(down.err).toMatch(/ECONNREFUSED/);
+    expect(down.code).toBe(4);
+    expect(down.out).toMatch(/^verdict: producer: the database is unreachable: .*ECONNREFUSED/m);
   });
 });

@@ -72,6 +72,40 @@ describe('CLI over two databases (orders on SQLite, billing on PostgreSQL)', () 
     expect((await json('audit', ...c)).items).toEqual([]);
   });
 
+  it('outbox show looks in every database and says where it found each part; or that none knows it', async () => {
+    // Written by billing's outbox; its consumer in orders failed on it.
+    const id = await addOutbox(t.billing.store, 'invoice.issued', 'inv-7');
+    const failed = await addDeadLetter(t.orders.store, {
+      group: 'shipping',
+      type: 'invoice.issued',
+      key: 'inv-7',
+      error: 'Error: no address',
+      messageId: id,
+    });
+    const c = ['--config', t.config()];
+    const res = await runCli(['outbox', 'show', id, ...c]);
+    expect(res.code, res.err).toBe(0);
+    expect(res.out).toContain(`message ${id}\nlooked in: orders, billing\n\noutbox (in billing):\n`);
+    expect(res.out).toMatch(/^status:\s+pending$/m);
+    expect(res.out).toMatch(new RegExp(`^DATABASE\\s+ID\\s+GROUP.*\\norders\\s+${failed}\\s+shipping\\s+pending`, 'm'));
+    const merged = await json('outbox', 'show', id, ...c);
+    expect(merged).toMatchObject({
+      messageId: id,
+      outbox: { store: 'billing', key: 'inv-7' },
+      deadLetters: [{ store: 'orders', id: failed }],
+      unavailable: [],
+    });
+
+    // --store narrows the search to one database.
+    const onlyOrders = await json('outbox', 'show', id, '--store', 'orders', ...c);
+    expect(onlyOrders.outbox).toBeNull();
+    const unknown = '0194b7a0-0000-7000-8000-00000000beef';
+    expect(await runCli(['outbox', 'show', unknown, ...c])).toMatchObject({
+      code: 1,
+      err: `surety: SURETY_NOT_FOUND: no outbox row, inbox record or dead letter of any of the databases orders, billing knows message ${unknown}\n`,
+    });
+  });
+
   it('an unknown --store is bad usage (exit 2) naming the allowed databases, and changes nothing', async () => {
     const s = await seed(t.billing.store);
     await addOutbox(t.orders.store, 'order.created', 'order-9');
@@ -170,23 +204,59 @@ describe('CLI over two databases (orders on SQLite, billing on PostgreSQL)', () 
       ['billing', 'ok'],
     ]);
 
-    // One database: its own verdict, without a name in front.
+    // One database of several: its own verdict, still naming it, and its commands take its --store.
     const orders = await runCli(['doctor', '--config', config, '--store', 'orders']);
     expect(orders.code).toBe(4);
     expect(orders.out).toContain(
-      'verdict: consumer: consumer group payments fails every message: Error: card declined\n',
+      'verdict: consumer: orders: consumer group payments fails every message: Error: card declined\n' +
+        'next step: fix the handler of payments (see `surety dlq list --group payments --store orders`), then `surety dlq replay --all-matching --group payments --store orders`\n',
     );
   });
 
-  it('doctor exits 1 naming the database it cannot read', async () => {
+  it('every command the doctor suggests names its database; run as printed, it acts there', async () => {
+    await heartbeat(t.orders.store, Date.now());
+    await heartbeat(t.billing.store, Date.now());
+    // The dead letters are in billing, the second database: a command without --store would act on orders.
+    for (const key of ['inv-1', 'inv-2'])
+      await addDeadLetter(t.billing.store, {
+        group: 'ledger',
+        type: 'invoice.issued',
+        key,
+        error: 'Error: no account',
+        dead: true,
+      });
+    await addDeadLetter(t.orders.store, {
+      group: 'ledger',
+      type: 'order.created',
+      key: 'o-1',
+      error: 'Error: x',
+      dead: true,
+    });
+    const config = t.config();
+    const res = await runCli(['doctor', '--config', config]);
+    expect(res.code, res.out + res.err).toBe(3);
+    const suggested = [...res.out.matchAll(/`(surety [^`]*)`/g)].map((m) => m[1]!);
+    const perDatabase = suggested.filter((c) => !/^surety (start|doctor)\b/.test(c));
+    expect(perDatabase.length).toBeGreaterThan(1);
+    for (const c of perDatabase) expect(c).toMatch(/ --store (orders|billing)$/);
+    const replay = perDatabase.find((c) => c.startsWith('surety dlq replay') && c.endsWith('--store billing'));
+    expect(replay).toBe('surety dlq replay --all-matching --status dead --store billing');
+
+    const ran = await runCli([...replay!.split(' ').slice(1), '--config', config]);
+    expect(ran.code, ran.err).toBe(0);
+    expect((await t.billing.store.countDeadLetters('ledger')).pending).toBe(2);
+    expect((await t.orders.store.countDeadLetters('ledger')).dead).toBe(1);
+  });
+
+  it('doctor reports a database it cannot read as unreachable, naming it, without its password', async () => {
     const path = join(t.dir, 'down.yaml');
     writeFileSync(
       path,
       `databases:\n  orders: { url: ${JSON.stringify(t.orders.database.url)} }\n  billing: { url: "postgres://app:hunter2@127.0.0.1:1/none" }\n`,
     );
     const res = await runCli(['doctor', '--config', path]);
-    expect(res.code, res.out).toBe(1);
-    expect(res.err).toMatch(/^surety: \S+: database billing: .*ECONNREFUSED/);
-    expect(res.err).not.toContain('hunter2');
+    expect(res.code, res.out + res.err).toBe(4);
+    expect(res.out).toMatch(/^verdict: producer: billing: the database is unreachable: .*ECONNREFUSED/m);
+    expect(res.out + res.err).not.toContain('hunter2');
   });
 });

@@ -103,6 +103,10 @@ describe.each(['sqlite', 'postgres'] as const)('surety outbox and audit (%s)', (
       [['audit', '--since', 'nope'], '--since must be an ISO 8601 time'],
       [['audit', '--limit', '1000'], '--limit must be an integer from 1 to 500 (got "1000")'],
       [['audit', '--actor', ''], '--actor: must not be empty'],
+      [
+        ['audit', '--action', 'bogus'],
+        '--action: must be one of dlq.replay, dlq.ignore, dlq.edit, outbox.resend, job.create, job.cancel',
+      ],
       [['audit', 'extra'], 'too many arguments'],
     ];
     for (const [args, message] of cases) {

@@ -110,6 +110,14 @@ console:
     expect(doctor.status).toBe(200);
     const report = (await doctor.json()) as { verdict: { level: string }; checks: { id: string; level: string }[] };
     expect(report.checks.find((c) => c.id === 'producer.relays')).toMatchObject({ level: 'ok' });
+    // One /metrics for everything it runs: the stores' gauges, the relay's and the replayer's consumer's.
+    const metrics = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await metrics.text();
+    expect(text).toMatch(/^surety_outbox_rows\{status="sent",store="default"\} 1$/m);
+    expect(text).toMatch(/^surety_relay_publish_attempts_total\{outcome="confirmed"\} 1$/m);
+    expect(text).toMatch(/^surety_replay_total\{group="billing",outcome="resolved"\} 1$/m);
+    expect(text.match(/^# TYPE surety_outbox_rows gauge$/gm)).toHaveLength(1);
 
     child.kill('SIGTERM');
     const { code, signal, stderr } = await end;

@@ -537,9 +537,10 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
       expect(o.relays).toEqual([
         { relayId: 'relay-a', host: 'h', pid: 1, startedAt: 5, lastClaimedAt: now - 1, lastSeenAt: now },
       ]);
+      expect(o.stoppedRelays).toEqual([]);
     });
 
-    it('keeps one heartbeat row per relay, updated in place, removed on request', async () => {
+    it('keeps one heartbeat row per relay, updated in place, marked stopped on request', async () => {
       const beat = {
         relayId: 'relay-a',
         host: 'host-1',
@@ -555,9 +556,19 @@ export function runAdminStoreConformance(name: string, makeFixture: () => Promis
         { ...beat, lastClaimedAt: 5_000, lastSeenAt: 6_000 },
         { ...beat, relayId: 'relay-b' },
       ]);
-      await store.removeHeartbeat('relay-a');
-      await store.removeHeartbeat('relay-unknown');
+      await store.recordRelayStopped('relay-a', 7_000);
+      await store.recordRelayStopped('relay-unknown', 7_000);
       expect((await store.relays()).map((r) => r.relayId)).toEqual(['relay-b']);
+      const stoppedA = { ...beat, lastClaimedAt: 5_000, lastSeenAt: 7_000, stoppedAt: 7_000 };
+      expect((await store.overview(8_000)).stoppedRelays).toEqual([stoppedA]);
+      // Started again under the same id: running again.
+      await store.recordHeartbeat({ ...beat, lastSeenAt: 9_000 });
+      expect((await store.relays()).map((r) => r.relayId)).toEqual(['relay-a', 'relay-b']);
+      expect((await store.overview(9_000)).stoppedRelays).toEqual([]);
+      // A stop drops rows that stopped more than a day before it, never the latest.
+      await store.recordRelayStopped('relay-a', 10_000);
+      await store.recordRelayStopped('relay-b', 10_000 + 86_400_001);
+      expect((await store.overview(0)).stoppedRelays.map((r) => r.relayId)).toEqual(['relay-b']);
     });
 
     // ---- audit -------------------------------------------------------------------------------------

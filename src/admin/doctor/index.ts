@@ -1,5 +1,5 @@
 /** The doctor: where a message is stuck — producer, broker or consumer — and what to do next. */
-export { runDoctor } from './run-doctor.js';
+export { isDatabaseFailure, runDoctor } from './run-doctor.js';
 export { verdictOf, worstLevel } from './verdict.js';
 export { mergeDoctorReports, type StoreDoctorCheck, type StoreDoctorReport } from './merge-reports.js';
 export { doctorThresholdsSchema, resolveThresholds } from './thresholds.js';

@@ -26,6 +26,7 @@ import { deadLetterRoutes } from './routes/dead-letters.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
 import { messageRoutes } from './routes/messages.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { outboxRoutes } from './routes/outbox.js';
 import { overviewRoutes } from './routes/overview.js';
 import { sessionRoutes } from './routes/session.js';
@@ -120,7 +121,7 @@ export function createAdminApp(options: AdminAppOptions): AdminApp {
   jobRoutes(app, deps);
   auditRoutes(app, deps);
   storeRoutes(app, deps);
-  app.get('/metrics', async (c) => c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType }));
+  metricsRoutes(app, deps);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.openAPIRegistry.registerComponent('securitySchemes', 'session', {

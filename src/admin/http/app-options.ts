@@ -9,6 +9,11 @@ import { STORE_NAME, STORE_NAME_RULE } from '../store-directory.js';
 
 const isFn = (v: unknown) => typeof v === 'function';
 
+const registrySchema = z.custom<Registry>(
+  (v) => isFn((v as Registry | null)?.metrics) && isFn((v as Registry | null)?.getMetricsAsJSON),
+  'must be a prom-client Registry',
+);
+
 const storeSchema = z.custom<AdminServiceStore>(
   (v) =>
     isFn((v as Partial<AdminServiceStore> | null)?.listDeadLetters) &&
@@ -58,12 +63,15 @@ const baseSchema = z.object({
   allowedOrigins: z
     .array(z.url({ error: 'must be an origin like https://ops.example.com' }).transform((u) => new URL(u).origin))
     .default([]),
-  registry: z
-    .custom<Registry>((v) => isFn((v as Registry | null)?.metrics), 'must be a prom-client Registry')
-    .optional(),
+  registry: registrySchema.optional(),
+  /**
+   * More registries /metrics serves, e.g. relays' and consumers' own (`relay.registry`,
+   * `consumer.metricsRegistry`); metrics of the same name are added up by label set.
+   */
+  registries: z.array(registrySchema).default([]),
   /** Serves its result at /api/doctor. */
   doctor: z.custom<() => Promise<unknown>>(isFn, 'must be a function returning a promise').optional(),
-  logger: loggerOption(),
+  logger: loggerOption('surety-admin'),
   clock: z.custom<Clock>((v) => isFn((v as Clock | null)?.now), 'must have now()').default(systemClock),
   /** Folder of the console's static files; false serves no console. Defaults to the package's console/. */
   consoleDir: z.union([z.string().min(1), z.literal(false)]).optional(),

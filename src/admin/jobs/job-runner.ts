@@ -34,7 +34,7 @@ const schema = z.object({
   /** Consecutive failed batches after which the job is marked failed (lock conflicts are retried, not counted). */
   maxBatchFailures: z.number().int().min(1).max(1_000).default(10),
   clock: z.custom<Clock>((v) => typeof (v as Clock | null)?.now === 'function', 'must have now()').default(systemClock),
-  logger: loggerOption(),
+  logger: loggerOption('surety-jobs'),
 });
 
 export type JobRunnerOptions = z.input<typeof schema>;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { auditFilterSchema } from '../../admin/admin-schemas.js';
+import { AUDIT_ACTIONS, auditFilterSchema } from '../../admin/admin-schemas.js';
 import type { AuditEntry } from '../../ports/admin-store.js';
 import { withAdmin, withCommonOptions, type CommonOptions } from '../context.js';
 import { parseFilterFlags, withTimeRangeOptions } from '../flags.js';
@@ -31,7 +31,7 @@ export function registerAudit(program: Command, io: CliIo): void {
     program.command('audit').description('the audit log of operator actions, newest first'),
   )
     .option('--actor <name>', 'e.g. cli:alice or a token name')
-    .option('--action <action>', 'dlq.replay, dlq.ignore, dlq.edit, outbox.resend, job.create, job.cancel')
+    .option('--action <action>', AUDIT_ACTIONS.join(', '))
     .option('--target <target>', 'dlq:<id>, outbox:<messageId> or job:<id>');
   withPageOptions(withTimeRangeOptions(audit), 'entries', 'id').action(async (o: AuditFlags) => {
     const { actor, action, target, since, until } = o;

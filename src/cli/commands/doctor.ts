@@ -1,16 +1,19 @@
 import { escapeControlChars } from '../../core/control-chars.js';
 import type { Command } from 'commander';
-import type { DoctorCheck, DoctorReport } from '../../admin/doctor/index.js';
+import type { DoctorCheck, DoctorReport, DoctorStore } from '../../admin/doctor/index.js';
+import type { SuretyError } from '../../core/errors.js';
+import { isDatabaseFailure } from '../../admin/doctor/index.js';
 import { EXIT, UsageError } from '../cli-errors.js';
 import {
   closeStores,
   loadCliConfig,
-  openStores,
+  openStore,
   selectDatabases,
   withCommonOptions,
   type CommonOptions,
+  type NamedStore,
 } from '../context.js';
-import { createDoctorRunner } from '../doctor-runner.js';
+import { createDoctorRunner, type DoctorDatabase } from '../doctor-runner.js';
 import { writeJson, type CliIo } from '../io.js';
 import type { CommandState } from './state.js';
 
@@ -27,7 +30,7 @@ export function registerDoctor(program: Command, io: CliIo, state: CommandState)
       .description('check producer, broker and consumer; end with a verdict and the next step')
       .addHelpText(
         'after',
-        '\nExit codes: 0 healthy, 3 warnings, 4 a failure found, 1 the doctor could not run, 2 bad usage.',
+        '\nExit codes: 0 healthy, 3 warnings, 4 a failure found (also a database that does not answer), 1 the doctor could not run, 2 bad usage.',
       ),
     'all',
   )
@@ -35,9 +38,22 @@ export function registerDoctor(program: Command, io: CliIo, state: CommandState)
     .action(async (o: CommonOptions & { queue?: string[] }) => {
       for (const q of o.queue ?? []) if (!q.trim()) throw new UsageError('--queue must not be empty');
       const { config } = await loadCliConfig(o, io);
-      const stores = await openStores(config, selectDatabases(config, o.store, 'all'));
+      const databases = selectDatabases(config, o.store, 'all');
+      const stores: NamedStore[] = [];
       try {
-        const doctor = await createDoctorRunner(config, stores, o.queue ?? []);
+        // A database that cannot be opened is a finding of the report, like one that does not answer.
+        const checked: DoctorDatabase[] = [];
+        for (const database of databases) {
+          try {
+            const store = await openStore(database);
+            stores.push({ name: database.name, store });
+            checked.push({ name: database.name, store: store as DoctorStore });
+          } catch (err) {
+            if (!isDatabaseFailure(err)) throw err;
+            checked.push({ name: database.name, store: unreachable(err) });
+          }
+        }
+        const doctor = await createDoctorRunner(config, checked, o.queue ?? []);
         try {
           const report = await doctor.run();
           if (o.json) writeJson(io, report);
@@ -51,6 +67,12 @@ export function registerDoctor(program: Command, io: CliIo, state: CommandState)
         await closeStores(stores);
       }
     });
+}
+
+/** A store whose every read fails as opening it did: the doctor reports the database unreachable. */
+function unreachable(err: SuretyError): DoctorStore {
+  const fail = () => Promise.reject(err);
+  return { overview: fail, listOutbox: fail, listDeadLetters: fail };
 }
 
 /** Checks grouped by place, then the verdict. */

@@ -34,7 +34,7 @@ export function registerMigrate(program: Command, io: CliIo): void {
     const done: Migrated[] = [];
     // One at a time, so a failure names its database and those before it stay migrated.
     for (const database of databases) {
-      const [{ store }] = (await openStores(config, [database])) as [NamedStore];
+      const [{ store }] = (await openStores(config, [database], { create: true })) as [NamedStore];
       try {
         await store.migrate();
       } catch (err) {

@@ -5,10 +5,12 @@ import { escapeControlChars } from '../../core/control-chars.js';
 import type { OutboxRow } from '../../ports/outbox-store.js';
 import { UsageError } from '../cli-errors.js';
 import { withAdmin, withCommonOptions, type CommonOptions } from '../context.js';
+import { searchLineage } from '../lineage-search.js';
+import { renderLineage } from '../output/lineage.js';
 import { parseFilterFlags, withTimeRangeOptions } from '../flags.js';
 import { writeJson, type CliIo } from '../io.js';
 import { pageOf, printPage, withPageOptions, type PageFlags } from '../list-page.js';
-import { renderFields, renderTable, time, type Column } from '../output/table.js';
+import { time, type Column } from '../output/table.js';
 import { runRowAction, withRowActionOptions, type RowAction, type RowActionFlags } from '../row-action.js';
 import type { CommandState } from './state.js';
 
@@ -80,75 +82,17 @@ export function registerOutbox(program: Command, io: CliIo, state: CommandState)
   });
 
   withCommonOptions(
-    outbox.command('show').description("one message's lineage: outbox row, attempts, inboxes, dead letters"),
+    outbox
+      .command('show')
+      .description("one message's lineage: outbox row, attempts, inboxes, dead letters, in every database"),
+    'all',
   )
     .argument('<messageId>')
     .action(async (messageId: string, o: CommonOptions) => {
       const [id] = messageIds([messageId]);
-      await withAdmin(o, io, async ({ admin }) => {
-        const lineage = await admin.lineage(id!);
-        if (o.json) return writeJson(io, lineage);
-        const row = lineage.outbox;
-        io.out.write(`message ${escapeControlChars(lineage.messageId)}\n\noutbox:\n`);
-        if (!row) io.out.write('  not in this outbox (another producer, or purged after sending)\n');
-        else {
-          io.out.write(
-            renderFields([
-              ['status', row.status],
-              ['type', row.type],
-              ['key', row.key],
-              ['topic', row.topic],
-              ['created', time(row.createdAt)],
-              ['attempts', row.attempts],
-              ['next attempt', row.status === 'pending' ? time(row.nextAttemptAt) : null],
-              ['sent (confirmed)', time(row.sentAt)],
-              ['last error', row.lastError],
-            ]),
-          );
-          if (row.history.length) {
-            io.out.write('\nattempts:\n');
-            io.out.write(
-              renderTable(
-                [
-                  { header: 'AT', value: (a) => time(a.at) },
-                  { header: 'OUTCOME', value: (a) => a.outcome },
-                  { header: 'ATTEMPT', value: (a) => a.attempt, align: 'right' },
-                  { header: 'BY', value: (a) => a.actor, max: 40 },
-                  { header: 'ERROR', value: (a) => a.error, max: 80 },
-                ],
-                row.history,
-              ),
-            );
-          }
-        }
-        io.out.write('\nconsumed by:\n');
-        io.out.write(
-          lineage.inbox.length
-            ? renderTable(
-                [
-                  { header: 'GROUP', value: (i) => i.group },
-                  { header: 'RECORDED', value: (i) => time(i.recordedAt) },
-                ],
-                lineage.inbox,
-              )
-            : '  no inbox holds it\n',
-        );
-        io.out.write('\ndead letters:\n');
-        io.out.write(
-          lineage.deadLetters.length
-            ? renderTable(
-                [
-                  { header: 'ID', value: (d) => d.id, align: 'right' },
-                  { header: 'GROUP', value: (d) => d.group },
-                  { header: 'STATUS', value: (d) => d.status },
-                  { header: 'ATTEMPTS', value: (d) => d.attempts, align: 'right' },
-                  { header: 'ERROR', value: (d) => d.lastError, max: 80 },
-                ],
-                lineage.deadLetters,
-              )
-            : '  none\n',
-        );
-      });
+      const found = await searchLineage(o, io, id!);
+      if (o.json) return writeJson(io, found.lineage);
+      io.out.write(escapeControlChars(renderLineage(found), { keepNewlines: true }));
     });
 
   withRowActionOptions(

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../../config/config-error.js';
-import { defaultLogger } from '../../producer/logger.js';
+import { defaultLogger } from '../../core/default-logger.js';
 import { UsageError } from '../cli-errors.js';
 import { configuredDatabases } from '../../config/databases.js';
 import {
@@ -42,7 +42,7 @@ export function registerStart(program: Command, io: CliIo, _state: CommandState)
       const stopRequested = new Promise<string>((resolve) => (signalled = resolve));
       const onSignal = (signal: NodeJS.Signals) => signalled(signal);
       for (const s of SIGNALS) process.on(s, onSignal);
-      const stores = await openStores(config, configuredDatabases(config));
+      const stores = await openStores(config, configuredDatabases(config), { create: !!o.migrate });
       try {
         for (const { name, store } of o.migrate ? stores : []) {
           await store.migrate().catch((err: unknown) => Promise.reject(namedError(config, name, err)));

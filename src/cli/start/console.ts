@@ -1,3 +1,4 @@
+import type { Registry } from 'prom-client';
 import type { DoctorReport } from '../../admin/doctor/index.js';
 import { startAdminServer, type AdminServer } from '../../admin/http/admin-server.js';
 import { namesDatabases } from '../../config/databases.js';
@@ -14,6 +15,7 @@ export function startConsole(
   stores: readonly NamedStore[],
   doctor: () => Promise<DoctorReport>,
   logger: Logger,
+  metrics: { registry: Registry; registries: readonly Registry[] },
 ): Promise<AdminServer> {
   const c = config.console;
   const served = namesDatabases(config)
@@ -31,6 +33,8 @@ export function startConsole(
     ...(c.sessionSecret ? { sessionSecret: c.sessionSecret } : {}),
     doctor,
     logger,
+    registry: metrics.registry,
+    registries: [...metrics.registries],
     host: c.host,
     port: c.port,
   });

@@ -3,6 +3,8 @@ import type { SuretyConfig } from '../../config/schema.js';
 import { ConfigError } from '../../config/config-error.js';
 import { describeError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
+import { Registry } from 'prom-client';
+import type { Consumer } from '../../consumer/consumer.js';
 import { ReplayJob } from '../../consumer/replay-job.js';
 import { OutboxRelay } from '../../producer/outbox-relay.js';
 import type { Transport } from '../../ports/transport.js';
@@ -19,9 +21,10 @@ export interface Runtime {
 }
 
 /**
- * Starts what the config enables on the open stores of its databases: a relay per database in
- * `relay.databases` (default: all) sharing one transport, the replayer with the store of
- * `replayer.database` (default: the first), and one console serving every database.
+ * Starts what the config enables on the open stores of its databases: one console serving every
+ * database (its /metrics covers everything started here), a relay per database in
+ * `relay.databases` (default: all) sharing one transport, and the replayer with the store of
+ * `replayer.database` (default: the first).
  */
 export async function startRuntime(
   config: SuretyConfig,
@@ -40,40 +43,44 @@ export async function startRuntime(
       }
     }
   };
+  // One registry for the console's /metrics, the relays and the replay jobs' consumers (their own
+  // registries, from the module, are served beside it). The console registers its store-labelled
+  // gauges first, so relays over several databases do not each claim the outbox gauges.
+  const registry = new Registry();
   try {
+    let consumers: readonly Consumer[] = [];
+    if (config.replayer.enabled) {
+      const chosen = stores.find((s) => s.name === config.replayer.database) ?? stores[0]!;
+      const loaded = await loadConsumers(config.replayer.module!, { database: chosen.name, store: chosen.store });
+      stops.push({ name: 'replayer module', stop: loaded.close });
+      consumers = loaded.consumers;
+    }
+    if (config.console.enabled) {
+      const doctor = await createDoctorRunner(config, stores);
+      stops.push({ name: 'doctor', stop: () => doctor.close() });
+      const registries = consumers.map((c) => c.metricsRegistry);
+      const server = await startConsole(config, stores, () => doctor.run(), logger, { registry, registries });
+      stops.push({ name: 'console', stop: () => server.close() });
+      started.push(`console at ${server.url}`);
+    }
     if (config.relay.enabled) {
       const transport = await openTransport(config, logger);
       stops.push({ name: 'transport', stop: () => transport.close() });
       const { enabled: _enabled, databases, ...relayOptions } = config.relay;
       for (const { name, store } of stores.filter((s) => !databases || databases.includes(s.name))) {
         const relayLogger = named ? withFields(logger, { database: name }) : logger;
-        const relay = new OutboxRelay({ ...relayOptions, store, publisher: transport, logger: relayLogger });
+        const relay = new OutboxRelay({ ...relayOptions, store, publisher: transport, logger: relayLogger, registry });
         await relay.start(); // writes its heartbeat row while it runs
         stops.push({ name: named ? `relay on ${name}` : 'relay', stop: () => relay.stop() });
         started.push(`relay ${relay.id}${named ? ` on ${name}` : ''} -> ${transport.name}`);
       }
     }
-    if (config.replayer.enabled) {
-      const chosen = stores.find((s) => s.name === config.replayer.database) ?? stores[0]!;
-      const { consumers, close } = await loadConsumers(config.replayer.module!, {
-        database: chosen.name,
-        store: chosen.store,
-      });
-      stops.push({ name: 'replayer module', stop: close });
-      const { enabled: _e, module: _m, database: _d, ...replayOptions } = config.replayer;
-      for (const consumer of consumers) {
-        const job = new ReplayJob(consumer, replayOptions);
-        job.start();
-        stops.push({ name: `replayer ${consumer.group}`, stop: () => job.stop() });
-        started.push(`replayer for group ${consumer.group} (${replayOptions.ratePerSecond}/s)`);
-      }
-    }
-    if (config.console.enabled) {
-      const doctor = await createDoctorRunner(config, stores);
-      stops.push({ name: 'doctor', stop: () => doctor.close() });
-      const server = await startConsole(config, stores, () => doctor.run(), logger);
-      stops.push({ name: 'console', stop: () => server.close() });
-      started.push(`console at ${server.url}`);
+    const { enabled: _e, module: _m, database: _d, ...replayOptions } = config.replayer;
+    for (const consumer of consumers) {
+      const job = new ReplayJob(consumer, replayOptions);
+      job.start();
+      stops.push({ name: `replayer ${consumer.group}`, stop: () => job.stop() });
+      started.push(`replayer for group ${consumer.group} (${replayOptions.ratePerSecond}/s)`);
     }
   } catch (err) {
     await stop();

@@ -22,7 +22,7 @@ export function upsertHeartbeat(t: TableNames, h: RelayHeartbeat): Statement {
   return {
     text: `INSERT INTO ${t.relays} (relay_id, host, pid, started_at, last_claimed_at, last_seen_at)
 VALUES (?, ?, ?, ?, ?, ?)
-ON DUPLICATE KEY UPDATE host = ?, pid = ?, started_at = ?, last_claimed_at = ?, last_seen_at = ?`,
+ON DUPLICATE KEY UPDATE host = ?, pid = ?, started_at = ?, last_claimed_at = ?, last_seen_at = ?, stopped_at = NULL`,
     values: [h.relayId, ...changing, ...changing],
   };
 }

@@ -202,6 +202,12 @@ export function mysqlMigrations(t: TableNames, indexPrefix: string): Migration[]
         ) ${tableOptions}`,
       ],
     },
+    {
+      id: 7,
+      name: 'relay-stopped',
+      // A graceful stop marks the heartbeat row instead of deleting it: "stopped" differs from "never ran".
+      up: [{ sql: `ALTER TABLE ${t.relays} ADD COLUMN stopped_at BIGINT NULL`, alreadyApplied: isDuplicateColumn }],
+    },
   ];
 }
 

@@ -23,7 +23,7 @@ export function upsertHeartbeat(t: TableNames, h: RelayHeartbeat): Statement {
     text: `INSERT INTO ${t.relays} (relay_id, host, pid, started_at, last_claimed_at, last_seen_at)
 VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT (relay_id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, started_at = EXCLUDED.started_at,
-  last_claimed_at = EXCLUDED.last_claimed_at, last_seen_at = EXCLUDED.last_seen_at`,
+  last_claimed_at = EXCLUDED.last_claimed_at, last_seen_at = EXCLUDED.last_seen_at, stopped_at = NULL`,
     values: [h.relayId, h.host, h.pid, h.startedAt, h.lastClaimedAt, h.lastSeenAt],
   };
 }

@@ -185,5 +185,11 @@ export function postgresMigrations(t: TableNames, indexPrefix: string): Migratio
         )`,
       ],
     },
+    {
+      id: 7,
+      name: 'relay-stopped',
+      // A graceful stop marks the heartbeat row instead of deleting it: "stopped" differs from "never ran".
+      up: [`ALTER TABLE ${t.relays} ADD COLUMN IF NOT EXISTS stopped_at BIGINT`],
+    },
   ];
 }

@@ -64,8 +64,13 @@ export async function recordHeartbeat(ctx: AdminContext, h: RelayHeartbeat): Pro
   await run(ctx.db, ctx.sql.upsertHeartbeat(ctx.t, h));
 }
 
-export async function removeHeartbeat(ctx: AdminContext, relayId: string): Promise<void> {
-  await run(ctx.db, sql.deleteRelay(ctx.sql.adminDialect, ctx.t, relayId));
+/** How long a stopped relay's row outlives a later stop: enough for the doctor to say which relay stopped. */
+const STOPPED_RELAY_KEPT_MS = 86_400_000;
+
+export async function recordRelayStopped(ctx: AdminContext, relayId: string, at: number): Promise<void> {
+  const d = ctx.sql.adminDialect;
+  await run(ctx.db, sql.markRelayStopped(d, ctx.t, relayId, at));
+  await run(ctx.db, sql.pruneStoppedRelays(d, ctx.t, at - STOPPED_RELAY_KEPT_MS));
 }
 
 export function appendAudit(ctx: AdminContext, entry: NewAuditEntry): Promise<number> {

@@ -50,8 +50,8 @@ export abstract class AdminDelegation extends ConsumerDelegation implements Admi
   recordHeartbeat(heartbeat: RelayHeartbeat): Promise<void> {
     return actions.recordHeartbeat(this.admin, heartbeat);
   }
-  removeHeartbeat(relayId: string): Promise<void> {
-    return actions.removeHeartbeat(this.admin, relayId);
+  recordRelayStopped(relayId: string, at: number): Promise<void> {
+    return actions.recordRelayStopped(this.admin, relayId, at);
   }
   relays(): Promise<RelayHeartbeat[]> {
     return reads.relays(this.admin);

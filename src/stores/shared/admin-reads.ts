@@ -22,6 +22,7 @@ import {
   toOutboxAttempt,
   toPage,
   toRelayHeartbeat,
+  toStoppedRelay,
 } from './admin-rows.js';
 import * as sql from './admin-sql.js';
 import { countsFromRows, toDeadLetterRow } from './dead-letter-row.js';
@@ -38,6 +39,8 @@ const MINUTE = 60_000;
 const DEAD_LETTER_GROUPS = 50;
 /** Consumer groups with due retries the overview shows, longest waiting first. */
 const DUE_GROUPS = 50;
+/** Stopped relays an overview lists: the doctor needs only the latest. */
+const STOPPED_RELAYS = 5;
 
 export async function listOutbox(ctx: AdminContext, f: OutboxFilter, page: PageRequest): Promise<Page<OutboxRow>> {
   checkPage(page);
@@ -111,6 +114,7 @@ export async function overview(ctx: AdminContext, now: number): Promise<Overview
   const consumed = await run(db, ctx.sql.consumedPerMinute(t, since));
   const groups = await run(db, ctx.sql.deadLetterGroups(t, DEAD_LETTER_GROUPS));
   const heartbeats = await relays(ctx);
+  const stopped = await run(db, sql.selectStoppedRelays(d, t, STOPPED_RELAYS));
   const perMinute = (rows: Record<string, unknown>[]) => new Map(rows.map((r) => [Number(r.minute), Number(r.n)]));
   const sentBy = perMinute(sent.rows);
   const consumedBy = perMinute(consumed.rows);
@@ -138,6 +142,7 @@ export async function overview(ctx: AdminContext, now: number): Promise<Overview
       oldestAt: Number(r.oldest),
     })),
     relays: heartbeats,
+    stoppedRelays: stopped.rows.map(toStoppedRelay),
   };
 }
 

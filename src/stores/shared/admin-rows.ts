@@ -10,6 +10,7 @@ import type {
   Page,
   PageRequest,
   RelayHeartbeat,
+  StoppedRelay,
 } from '../../ports/admin-store.js';
 
 /** Driver rows (BIGINT may arrive as string) mapped to the admin port's types. */
@@ -69,6 +70,10 @@ export function toRelayHeartbeat(r: Record<string, unknown>): RelayHeartbeat {
     lastClaimedAt: numOrNull(r.last_claimed_at),
     lastSeenAt: num(r.last_seen_at),
   };
+}
+
+export function toStoppedRelay(r: Record<string, unknown>): StoppedRelay {
+  return { ...toRelayHeartbeat(r), stoppedAt: num(r.stopped_at) };
 }
 
 export function toAuditEntry(r: Record<string, unknown>): AuditEntry {

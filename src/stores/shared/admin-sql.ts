@@ -149,14 +149,30 @@ export const countInbox = (t: TableNames, cap: number): Statement => ({
   values: [],
 });
 
+const RELAY_COLUMNS = 'relay_id, host, pid, started_at, last_claimed_at, last_seen_at, stopped_at';
+
 export const selectRelays = (t: TableNames): Statement => ({
-  text: `SELECT relay_id, host, pid, started_at, last_claimed_at, last_seen_at FROM ${t.relays} ORDER BY relay_id`,
+  text: `SELECT ${RELAY_COLUMNS} FROM ${t.relays} WHERE stopped_at IS NULL ORDER BY relay_id`,
   values: [],
 });
 
-export function deleteRelay(d: SqlDialect, t: TableNames, relayId: string): Statement {
+export function selectStoppedRelays(d: SqlDialect, t: TableNames, limit: number): Statement {
   const b = new Binder(d);
-  return b.statement(`DELETE FROM ${t.relays} WHERE relay_id = ${b.bind(relayId)}`);
+  return b.statement(
+    `SELECT ${RELAY_COLUMNS} FROM ${t.relays} WHERE stopped_at IS NOT NULL ORDER BY stopped_at DESC, relay_id LIMIT ${b.bind(limit)}`,
+  );
+}
+
+export function markRelayStopped(d: SqlDialect, t: TableNames, relayId: string, at: number): Statement {
+  const b = new Binder(d);
+  return b.statement(
+    `UPDATE ${t.relays} SET stopped_at = ${b.bind(at)}, last_seen_at = ${b.bind(at)} WHERE relay_id = ${b.bind(relayId)}`,
+  );
+}
+
+export function pruneStoppedRelays(d: SqlDialect, t: TableNames, before: number): Statement {
+  const b = new Binder(d);
+  return b.statement(`DELETE FROM ${t.relays} WHERE stopped_at IS NOT NULL AND stopped_at < ${b.bind(before)}`);
 }
 
 export function insertAudit(d: SqlDialect, t: TableNames, e: NewAuditEntry): Statement {

@@ -23,7 +23,7 @@ export const upsertHeartbeat = (t: TableNames, h: RelayHeartbeat): Statement => 
   text: `INSERT INTO ${t.relays} (relay_id, host, pid, started_at, last_claimed_at, last_seen_at)
 VALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT (relay_id) DO UPDATE SET host = excluded.host, pid = excluded.pid, started_at = excluded.started_at,
-  last_claimed_at = excluded.last_claimed_at, last_seen_at = excluded.last_seen_at`,
+  last_claimed_at = excluded.last_claimed_at, last_seen_at = excluded.last_seen_at, stopped_at = NULL`,
   values: [h.relayId, h.host, h.pid, h.startedAt, h.lastClaimedAt, h.lastSeenAt],
 });
 

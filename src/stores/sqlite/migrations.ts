@@ -187,6 +187,12 @@ export function sqliteMigrations(t: TableNames, indexPrefix: string): Migration[
         ) WITHOUT ROWID`,
       ],
     },
+    {
+      id: 7,
+      name: 'relay-stopped',
+      // A graceful stop marks the heartbeat row instead of deleting it: "stopped" differs from "never ran".
+      up: [{ sql: `ALTER TABLE ${t.relays} ADD COLUMN stopped_at BIGINT`, alreadyApplied: isDuplicateColumn }],
+    },
   ];
 }
 

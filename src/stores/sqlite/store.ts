@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { DriverMissingError, StoreError, SuretyError } from '../../core/errors.js';
+import { DriverMissingError, NotMigratedError, StoreError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
 import type { AdminStore } from '../../ports/admin-store.js';
 import type { ConsumerStore } from '../../ports/consumer-store.js';
@@ -48,6 +49,11 @@ const optionsSchema = z.object({
   tablePrefix: z.string().default('surety_'),
   /** How long a statement waits for another process's write lock (databases opened from `path`). */
   busyTimeoutMs: z.number().int().min(0).max(600_000).default(5_000),
+  /**
+   * Open `path` only if the file is there and holds Surety's tables; never create it. For readers
+   * (an operator's CLI) that must not leave an empty database behind a mistyped path.
+   */
+  fileMustExist: z.boolean().default(false),
 });
 
 export type SqliteStoreOptions = z.input<typeof optionsSchema>;
@@ -75,22 +81,47 @@ export async function createSqliteOutboxStore(options: SqliteStoreOptions): Prom
   checkIdentifier('sqlite.tablePrefix', o.tablePrefix);
   if (o.database) return new SqliteOutboxStore(o.database, false, o.tablePrefix);
   const Database = loadBetterSqlite3();
+  const path = o.path!;
+  if (o.fileMustExist && path !== ':memory:' && !existsSync(path)) {
+    throw new NotMigratedError(`SQLite: no database file at "${path}" (none was created)`);
+  }
   let db: SqliteDatabaseLike;
   try {
-    db = new Database(o.path!);
+    db = new Database(path, { fileMustExist: o.fileMustExist });
+  } catch (err) {
+    throw new StoreError(`SQLite: cannot open "${path}": ${(err as Error).message}`, { cause: err });
+  }
+  // Checked before any pragma: a file that is not Surety's is left exactly as it was.
+  if (o.fileMustExist && !hasTable(db, path, `${o.tablePrefix}migrations`)) {
+    db.close();
+    throw new NotMigratedError(`SQLite: "${path}" holds no Surety tables (prefix ${o.tablePrefix})`);
+  }
+  try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma(`busy_timeout = ${o.busyTimeoutMs}`);
   } catch (err) {
-    throw new StoreError(`SQLite: cannot open "${o.path}": ${(err as Error).message}`, { cause: err });
+    db.close();
+    throw new StoreError(`SQLite: cannot open "${path}": ${(err as Error).message}`, { cause: err });
   }
   return new SqliteOutboxStore(db, true, o.tablePrefix);
 }
 
-function loadBetterSqlite3(): new (path: string) => SqliteDatabaseLike {
+function hasTable(db: SqliteDatabaseLike, path: string, name: string): boolean {
+  try {
+    return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).all(name).length > 0;
+  } catch (err) {
+    db.close();
+    throw new StoreError(`SQLite: cannot read "${path}": ${(err as Error).message}`, { cause: err });
+  }
+}
+
+type SqliteConstructor = new (path: string, options?: { fileMustExist?: boolean }) => SqliteDatabaseLike;
+
+function loadBetterSqlite3(): SqliteConstructor {
   try {
     const require = createRequire(import.meta.url);
-    return require('better-sqlite3') as new (path: string) => SqliteDatabaseLike;
+    return require('better-sqlite3') as SqliteConstructor;
   } catch (err) {
     throw new DriverMissingError('better-sqlite3', { cause: err });
   }

@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from '../../core/clock.js';
 import { InvalidOptionError } from '../../core/errors.js';
-import { isLogger, neverThrowing, silentLogger, type Logger } from '../../core/logger.js';
+import { componentLogger } from '../../core/default-logger.js';
+import { isLogger, type Logger } from '../../core/logger.js';
 import type { SubscribeOptions } from '../../ports/transport.js';
 import type { SqliteDatabase } from './driver.js';
 
@@ -29,8 +30,11 @@ export interface EmbeddedTransportOptions {
   synchronous?: 'full' | 'normal';
   /** Most publishes committed in one transaction (group commit). Default 1,000. */
   maxBatchSize?: number;
-  /** Where lease changes and failed background steps are reported. Default: silent. */
-  logger?: Logger;
+  /**
+   * Where lease changes and failed background steps are reported. Default: JSON lines on stderr at
+   * SURETY_LOG_LEVEL (default info); `null` logs nothing.
+   */
+  logger?: Logger | null;
   /** Stamps appended rows and lease expiries; processes sharing a log must agree on it (wall time). */
   clock?: Clock;
 }
@@ -82,8 +86,9 @@ export function parseEmbeddedOptions(options: EmbeddedTransportOptions): Embedde
   const synchronous = options.synchronous ?? 'full';
   if (synchronous !== 'full' && synchronous !== 'normal')
     throw new InvalidOptionError('synchronous', 'must be "full" or "normal"');
-  const logger = options.logger ?? silentLogger;
-  if (!isLogger(logger)) throw new InvalidOptionError('logger', 'must have debug, info, warn and error methods');
+  const given = options.logger;
+  if (given !== undefined && given !== null && !isLogger(given))
+    throw new InvalidOptionError('logger', 'must have debug, info, warn and error methods');
   const clock = options.clock ?? systemClock;
   if (typeof clock.now !== 'function') throw new InvalidOptionError('clock', 'must have a now() method');
   return Object.freeze({
@@ -95,7 +100,7 @@ export function parseEmbeddedOptions(options: EmbeddedTransportOptions): Embedde
     busyTimeoutMs: integerIn('busyTimeoutMs', options.busyTimeoutMs, 5_000, 0, 600_000),
     synchronous,
     maxBatchSize: integerIn('maxBatchSize', options.maxBatchSize, 1_000, 1, 100_000),
-    logger: neverThrowing(logger),
+    logger: componentLogger(given, 'surety-embedded'),
     clock,
   });
 }

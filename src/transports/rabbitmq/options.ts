@@ -1,6 +1,7 @@
 import { createBackoff, type Backoff, type BackoffOptions } from '../../core/backoff.js';
 import { InvalidOptionError } from '../../core/errors.js';
-import { LOG_LEVELS, neverThrowing, silentLogger, type Logger } from '../../core/logger.js';
+import { componentLogger } from '../../core/default-logger.js';
+import { LOG_LEVELS, type Logger } from '../../core/logger.js';
 import type { NodeOrder } from './node-rotation.js';
 import { resolveNodeUrls } from './node-urls.js';
 import { resolveTopology, type ResolvedTopology, type Topology } from './topology.js';
@@ -58,8 +59,8 @@ export interface RabbitMqTransportOptions {
   readonly queueForGroup?: (group: string, topic: string) => string;
   /** Delays between reconnect attempts. Default 100 ms doubling to 10 s, 20% jitter. */
   readonly reconnect?: BackoffOptions;
-  /** Pino-compatible logger. Default: silent. */
-  readonly logger?: Logger;
+  /** Pino-compatible logger. Default: JSON lines on stderr at SURETY_LOG_LEVEL (default info); `null` logs nothing. */
+  readonly logger?: Logger | null;
 }
 
 export interface ResolvedRabbitMqOptions {
@@ -94,7 +95,10 @@ export function resolveOptions(input: RabbitMqTransportOptions): ResolvedRabbitM
   const declareExchange = optionalBoolean(raw.declareExchange, 'declareExchange', true);
   const route = optionalFunction<(topic: string) => RabbitMqRoute>(raw.route, 'route');
   const topology = resolveTopology(raw.topology as Topology | undefined);
-  const logger = raw.logger === undefined ? silentLogger : neverThrowing(checkLogger(raw.logger));
+  const logger = componentLogger(
+    raw.logger === undefined || raw.logger === null ? raw.logger : checkLogger(raw.logger),
+    'surety-rabbitmq',
+  );
   const reconnectInput = optionalRecord(raw.reconnect, 'reconnect') as BackoffOptions | undefined;
   const withDefault =
     declareExchange && !topology.exchanges.some((e) => e.name === exchange)

@@ -1,12 +1,16 @@
 import { z } from '@hono/zod-openapi';
 import { InvalidInputError } from '../../admin-errors.js';
-import { DEFAULT_PAGE, MAX_PAGE } from '../../admin-schemas.js';
+import { AUDIT_ACTIONS, DEFAULT_PAGE, hasNoNul, MAX_PAGE, NO_NUL } from '../../admin-schemas.js';
 import { STORE_NAME, STORE_NAME_RULE } from '../../store-directory.js';
 
-/** Query strings arrive as text; the service checks the values and the handler names them `query.<key>`. */
+/**
+ * Query strings arrive as text; the service checks the values and the handler names them `query.<key>`.
+ * A NUL is refused here already: no database takes it, so it is the client's mistake, not a store failure.
+ */
 const param = (name: string, description: string, example?: string) =>
   z
     .string({ error: 'must be given once' })
+    .refine(hasNoNul, NO_NUL)
     .optional()
     .openapi({ param: { name, in: 'query' }, description, ...(example ? { example } : {}) });
 
@@ -69,7 +73,7 @@ export const deadLetterQuerySchema = z.strictObject({
 
 export const auditQuerySchema = z.strictObject({
   actor: param('actor', 'token name, exact'),
-  action: param('action', 'e.g. dlq.replay', 'dlq.ignore'),
+  action: param('action', `one of ${AUDIT_ACTIONS.join(', ')}`, 'dlq.ignore'),
   target: param('target', 'e.g. dlq:42 or outbox:<messageId>'),
   from: param('from', `at or after (${TIME})`),
   to: param('to', `before (${TIME})`),

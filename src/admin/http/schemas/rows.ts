@@ -160,7 +160,10 @@ const overviewShape = <S extends z.ZodRawShape>(item: S) =>
         })
         .extend(item),
     ),
-    relays: z.array(relaySchema.extend(item)),
+    relays: z.array(relaySchema.extend(item)).openapi({ description: 'relays that have not stopped' }),
+    stoppedRelays: z
+      .array(relaySchema.extend({ stoppedAt: time }).extend(item))
+      .openapi({ description: 'the last relays that stopped gracefully, the latest first' }),
   });
 
 /** One store's overview, as its store computes it. */
