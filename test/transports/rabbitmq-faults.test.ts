@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import { connect, type Channel, type ChannelModel } from 'amqplib';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Channel } from 'amqplib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PublishError } from '../../src/core/errors.js';
 import type { WireMessage } from '../../src/core/wire.js';
 import type { Delivery } from '../../src/ports/transport.js';
@@ -12,6 +12,7 @@ import {
   type RabbitMqTransportOptions,
 } from '../../src/transports/rabbitmq/index.js';
 import { testEnv, uniqueName } from '../support/env.js';
+import { adminAmqp } from '../support/rabbit-admin.js';
 import { GatedProxy } from '../support/gated-proxy.js';
 import { waitFor } from '../support/wait.js';
 
@@ -41,19 +42,12 @@ async function forceClose(connectionName: string): Promise<number> {
 }
 
 describe('rabbitmq transport: confirms, timeouts and connection loss', () => {
-  let admin: ChannelModel;
   let ch: Channel;
   let cleanups: Array<() => Promise<unknown>> = [];
 
-  beforeAll(async () => {
-    admin = await connect(testEnv.amqpUrl);
-    admin.on('error', () => {});
-  });
-  afterAll(async () => {
-    await admin.close();
-  });
+  const amqp = adminAmqp();
   beforeEach(async () => {
-    ch = await admin.createChannel();
+    ch = amqp.channel;
   });
   afterEach(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();

@@ -2,24 +2,16 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { connect, type Channel, type ChannelModel } from 'amqplib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidOptionError } from '../../src/core/errors.js';
 import type { WireMessage } from '../../src/core/wire.js';
 import { createRabbitMqTransport, type RabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
 import { NodeRotation } from '../../src/transports/rabbitmq/node-rotation.js';
 import { resolveOptions, type RabbitMqTransportOptions } from '../../src/transports/rabbitmq/options.js';
 import { testEnv, uniqueName } from '../support/env.js';
+import { optionError as thrown } from '../support/option-error.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { waitFor } from '../support/wait.js';
 
-function optionError(options: unknown): InvalidOptionError {
-  try {
-    resolveOptions(options as RabbitMqTransportOptions);
-  } catch (err) {
-    if (err instanceof InvalidOptionError) return err;
-    throw err;
-  }
-  throw new Error('expected an InvalidOptionError');
-}
+const optionError = (options: unknown) => thrown(() => resolveOptions(options as RabbitMqTransportOptions));
 
 describe('rabbitmq node list option', () => {
   const a = 'amqp://app:s3cret@mq-a:5672/shop';

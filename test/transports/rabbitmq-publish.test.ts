@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { connect, type Channel, type ChannelModel } from 'amqplib';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Channel } from 'amqplib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PublishError } from '../../src/core/errors.js';
 import type { WireMessage } from '../../src/core/wire.js';
 import type { Delivery } from '../../src/ports/transport.js';
@@ -10,6 +10,7 @@ import {
   type RabbitMqTransportOptions,
 } from '../../src/transports/rabbitmq/index.js';
 import { testEnv, uniqueName } from '../support/env.js';
+import { adminAmqp } from '../support/rabbit-admin.js';
 import { waitFor } from '../support/wait.js';
 
 function wireMessage(id: string = randomUUID()): WireMessage {
@@ -40,21 +41,14 @@ async function outcomes(publishes: readonly Promise<void>[]): Promise<string[]> 
 }
 
 describe('rabbitmq transport: publishing', () => {
-  let admin: ChannelModel;
   let ch: Channel;
   let transports: RabbitMqTransport[] = [];
   let queues: string[] = [];
   let exchanges: string[] = [];
 
-  beforeAll(async () => {
-    admin = await connect(testEnv.amqpUrl);
-    admin.on('error', () => {});
-  });
-  afterAll(async () => {
-    await admin.close();
-  });
+  const amqp = adminAmqp();
   beforeEach(async () => {
-    ch = await admin.createChannel();
+    ch = amqp.channel;
   });
   afterEach(async () => {
     await Promise.all(transports.map((t) => t.close()));
@@ -109,7 +103,7 @@ describe('rabbitmq transport: publishing', () => {
     expect(got!.topic).toBe('order.created');
     expect(got!.redeliveries).toBe(0);
 
-    const probe = await admin.createChannel();
+    const probe = await amqp.connection.createChannel();
     const raw = await probe.get(tap, { noAck: true });
     await probe.close();
     if (raw === false) throw new Error('the tap queue got nothing');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { connect, type Channel, type ChannelModel } from 'amqplib';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Channel } from 'amqplib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PublishError } from '../../src/core/errors.js';
 import type { WireMessage } from '../../src/core/wire.js';
 import {
@@ -9,6 +9,7 @@ import {
   type RabbitMqTransportOptions,
 } from '../../src/transports/rabbitmq/index.js';
 import { testEnv, uniqueName } from '../support/env.js';
+import { adminAmqp } from '../support/rabbit-admin.js';
 import { RabbitProbe } from '../support/rabbit.js';
 
 /**
@@ -16,20 +17,13 @@ import { RabbitProbe } from '../support/rabbit.js';
  * refused messages among them, pipelined on one channel, and check that only those fail.
  */
 describe('rabbitmq transport: a publish the broker refuses fails alone', () => {
-  let admin: ChannelModel;
   let ch: Channel;
   let probe: RabbitProbe;
   let transport: RabbitMqTransport | undefined;
 
-  beforeAll(async () => {
-    admin = await connect(testEnv.amqpUrl);
-    admin.on('error', () => {});
-  });
-  afterAll(async () => {
-    await admin.close();
-  });
+  const amqp = adminAmqp();
   beforeEach(async () => {
-    ch = await admin.createChannel();
+    ch = amqp.channel;
     probe = await RabbitProbe.open('refusals');
   });
   afterEach(async () => {

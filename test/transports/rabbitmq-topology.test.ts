@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import { connect, type Channel, type ChannelModel } from 'amqplib';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Channel } from 'amqplib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WireMessage } from '../../src/core/wire.js';
 import type { Logger } from '../../src/core/logger.js';
 import {
@@ -14,6 +14,7 @@ import {
   type RabbitMqTransportOptions,
 } from '../../src/transports/rabbitmq/index.js';
 import { testEnv, uniqueName } from '../support/env.js';
+import { adminAmqp } from '../support/rabbit-admin.js';
 import { waitFor } from '../support/wait.js';
 
 const run = promisify(execFile);
@@ -35,19 +36,12 @@ async function describeQueues(names: readonly string[]): Promise<string[]> {
 }
 
 describe('rabbitmq transport: topology', () => {
-  let admin: ChannelModel;
   let ch: Channel;
   let cleanups: Array<() => Promise<unknown>> = [];
 
-  beforeAll(async () => {
-    admin = await connect(testEnv.amqpUrl);
-    admin.on('error', () => {});
-  });
-  afterAll(async () => {
-    await admin.close();
-  });
+  const amqp = adminAmqp();
   beforeEach(async () => {
-    ch = await admin.createChannel();
+    ch = amqp.channel;
     ch.on('error', () => {});
   });
   afterEach(async () => {
@@ -59,7 +53,7 @@ describe('rabbitmq transport: topology', () => {
   /** Deletes the exchange, or the queue and its parking queue (if Surety declared one), after the test. */
   function forget(kind: 'queue' | 'exchange', name: string): void {
     cleanups.push(async () => {
-      const c = await admin.createChannel();
+      const c = await amqp.connection.createChannel();
       if (kind === 'queue') {
         await c.deleteQueue(name);
         await c.deleteQueue(parkingQueueName(name));

@@ -10,19 +10,12 @@ import { resolveOptions, type RabbitMqTransportOptions } from '../../src/transpo
 import { assignBlame } from '../../src/transports/rabbitmq/publish-blame.js';
 import { fromAmqpMessage, redeliveriesOf, toPublishOptions } from '../../src/transports/rabbitmq/wire-mapping.js';
 import { parkedDelivery } from '../../src/transports/rabbitmq/dead-letter-parking.js';
+import { optionError as thrown } from '../support/option-error.js';
 import { deadLetterSettings } from '../../src/transports/rabbitmq/queue-dead-letters.js';
 
 const url = 'amqp://guest:guest@127.0.0.1:5672';
 
-function optionError(options: unknown): InvalidOptionError {
-  try {
-    resolveOptions(options as RabbitMqTransportOptions);
-  } catch (err) {
-    if (err instanceof InvalidOptionError) return err;
-    throw err;
-  }
-  throw new Error('expected an InvalidOptionError');
-}
+const optionError = (options: unknown) => thrown(() => resolveOptions(options as RabbitMqTransportOptions));
 
 describe('rabbitmq options', () => {
   it('fills defaults into a frozen object and declares the default exchange', () => {
