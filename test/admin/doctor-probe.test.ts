@@ -374,7 +374,9 @@ describe('RabbitMQ queue probe with several cluster nodes', () => {
       expect(probe.address).toBe(`${refused}, ${answering}`);
       await expect(probe.inspect('billing')).resolves.toMatchObject({ exists: true, consumers: 1 });
       await expect(probe.listQueues!()).resolves.toEqual(['billing']);
+      // Every request went to the node that answers: the server's version (delivery-limit defaults), then the queues.
       expect(stub.requests.map((r) => r.path)).toEqual([
+        '/api/overview?columns=rabbitmq_version',
         '/api/queues/%2F/billing',
         '/api/queues/%2F?columns=name,exclusive',
       ]);
