@@ -36,7 +36,8 @@ describe('default logging', () => {
   };
 
   it('relay, consumer and admin server write JSON lines to stderr at info, nothing to stdout', async () => {
-    const { stdout, stderr } = await run({ SURETY_FAILURES: '9' });
+    // Unset (empty), as for a user: the suite itself runs at warn.
+    const { stdout, stderr } = await run({ SURETY_FAILURES: '9', SURETY_LOG_LEVEL: '' });
     expect(stdout).toBe('');
     const lines = parse(stderr);
     const failed = lines.filter((l) => l.name === 'surety-consumer' && /failed/.test(l.msg));
