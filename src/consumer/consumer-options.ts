@@ -13,9 +13,6 @@ const MIN = 60_000;
 /** The seeds' schedule: 1 min, 5 min, 30 min, 2 h, 8 h, 24 h, then 24 h again until the limit. */
 export const DEFAULT_RETRY_SCHEDULE_MS = Object.freeze([1 * MIN, 5 * MIN, 30 * MIN, 120 * MIN, 480 * MIN, 1440 * MIN]);
 
-/** Every handler of a default batch (100) may run at once: one pipelined round trip per batch, not per message. */
-export const DEFAULT_HANDLER_CONCURRENCY = 100;
-
 const DAY = 86_400_000;
 const DEFAULT_RETENTION = Object.freeze({
   inboxWindowMs: 7 * DAY,
@@ -44,14 +41,14 @@ const schema = z.object({
   /** Batches handled at once, each in its own transaction. */
   parallelism: z.number().int().min(1).max(64).default(1),
   /**
-   * Per-message handlers of one batch running at once in its transaction (default: the whole batch).
+   * Per-message handlers of one batch running at once in its transaction (default 1: one at a time).
    * On PostgreSQL their statements then share round trips (pipelined: the store's own pool does it, or
    * give your pool `pipeline: true`); one at a time, each handler costs a round trip. With
    * perKeySerial, messages of one ordering key still run one after another. Set 1 for handlers that
    * read-modify-write rows that messages of other ordering keys also write: in one transaction they
    * would see each other's half-done work.
    */
-  handlerConcurrency: z.number().int().min(1).max(256).default(DEFAULT_HANDLER_CONCURRENCY),
+  handlerConcurrency: z.number().int().min(1).max(256).default(1),
   /**
    * Messages of one ordering key (`envelope.orderingKey`: the producer's `orderingKey`, else its
    * `key`) are handled one after another, in delivery order: across lanes and within a batch.

@@ -12,8 +12,8 @@ import { waitFor } from '../support/wait.js';
 const KEYS = 8;
 const PER_KEY = 12;
 
-// The consumer's DEFAULT options run a batch's handlers at once; these are the properties that must survive it.
-describe('default options: handlers at once, safely (PostgreSQL + RabbitMQ)', () => {
+// A batch's handlers at once in its transaction (handlerConcurrency): the properties that must survive it.
+describe('handlerConcurrency 100: handlers at once, safely (PostgreSQL + RabbitMQ)', () => {
   let f: StoreFixture;
   let store: ConsumerStore;
   let t: TransportHandle;
@@ -22,7 +22,7 @@ describe('default options: handlers at once, safely (PostgreSQL + RabbitMQ)', ()
   let consumer: Consumer | undefined;
 
   beforeEach(async () => {
-    f = await makePostgresFixture('default_fast');
+    f = await makePostgresFixture('handler_safe');
     store = f.store as unknown as ConsumerStore;
     t = await transportFactories.rabbitmq();
     effects = await effectsTable(f);
@@ -55,7 +55,7 @@ describe('default options: handlers at once, safely (PostgreSQL + RabbitMQ)', ()
     const busyKeys = new Set<string>();
     const overlapsOfOneKey: string[] = [];
     const applied = new Map<string, number[]>();
-    consumer = new Consumer({ group, store, transport: t.transport, logger: silentLogger }).on(
+    consumer = new Consumer({ group, store, transport: t.transport, logger: silentLogger, handlerConcurrency: 100 }).on(
       'order.created',
       async (p: { key: string; n: number }, { tx, envelope }) => {
         if (busyKeys.has(p.key)) overlapsOfOneKey.push(`${p.key}#${p.n}`);
@@ -75,7 +75,7 @@ describe('default options: handlers at once, safely (PostgreSQL + RabbitMQ)', ()
     await consumer.start();
     await waitFor('every message applied', async () => (await effects.rows()).length === messages.length);
 
-    expect(mostAtOnce).toBeGreaterThan(1); // the default is not one handler at a time
+    expect(mostAtOnce).toBeGreaterThan(1); // handlers did overlap
     expect(overlapsOfOneKey).toEqual([]);
     for (let k = 0; k < KEYS; k++) {
       const sent = messages.filter((m) => m.key === `k${k}`).map((m) => m.n);
@@ -88,7 +88,7 @@ describe('default options: handlers at once, safely (PostgreSQL + RabbitMQ)', ()
     const sent = await backlog(messages);
     const failing = sent[17]!;
     let handlerRuns = 0;
-    consumer = new Consumer({ group, store, transport: t.transport, logger: silentLogger }).on(
+    consumer = new Consumer({ group, store, transport: t.transport, logger: silentLogger, handlerConcurrency: 100 }).on(
       'order.created',
       async (p: { n: number; fail?: boolean }, { tx, envelope }) => {
         handlerRuns++;
