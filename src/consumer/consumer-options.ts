@@ -41,10 +41,12 @@ const schema = z.object({
   /** Batches handled at once, each in its own transaction. */
   parallelism: z.number().int().min(1).max(64).default(1),
   /**
-   * Per-message handlers of one batch running at once in its transaction. On PostgreSQL their
-   * statements then share round trips (pipelined: the store's own pool does it, or give your pool
-   * `pipeline: true`). Only for handlers that do not read-modify-write rows other messages' handlers
-   * also write; with perKeySerial, messages of one ordering key still run one after another.
+   * Per-message handlers of one batch running at once in its transaction (default 1: one at a time).
+   * On PostgreSQL their statements then share round trips (pipelined: the store's own pool does it, or
+   * give your pool `pipeline: true`); one at a time, each handler costs a round trip. With
+   * perKeySerial, messages of one ordering key still run one after another. Set 1 for handlers that
+   * read-modify-write rows that messages of other ordering keys also write: in one transaction they
+   * would see each other's half-done work.
    */
   handlerConcurrency: z.number().int().min(1).max(256).default(1),
   /**

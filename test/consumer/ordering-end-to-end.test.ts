@@ -18,6 +18,7 @@ const PER_TRANSACTION = 8;
 
 // Commit order per ordering key, through an ordered outbox and relay and RabbitMQ, to effect order.
 const variants = [
+  { name: 'default options', options: {} },
   { name: 'parallelism 4', options: { parallelism: 4 } },
   { name: 'handlerConcurrency 32', options: { parallelism: 1, handlerConcurrency: 32 } },
 ];
