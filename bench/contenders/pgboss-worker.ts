@@ -16,9 +16,10 @@ serveContender<Args>(async ({ pgUrl, schema, queue }) => {
   const boss = new PgBoss({ connectionString: pgUrl, schema, useListenNotify: true });
   boss.on('error', (err) => console.error('pg-boss worker', err));
   await boss.start();
+  await boss.createQueue(queue, { notify: true });
   return {
     async run(goArgs) {
-      const { messages } = goArgs as { messages: number };
+      const { messages, waitMs } = goArgs as { messages: number; waitMs: number };
       const handledAt = new Map<string, number>();
       let done!: () => void;
       const finished = new Promise<void>((r) => (done = r));
@@ -26,7 +27,9 @@ serveContender<Args>(async ({ pgUrl, schema, queue }) => {
         for (const job of jobs) if (!handledAt.has(job.id)) handledAt.set(job.id, now());
         if (handledAt.size >= messages) done();
       });
+      const timer = setTimeout(done, waitMs); // then report what arrived: the rest never did in time
       await finished;
+      clearTimeout(timer);
       return { handledAt: [...handledAt] };
     },
     async close() {

@@ -17,6 +17,9 @@ type FromChild = { kind: 'ready' } | { kind: 'done'; result: unknown } | { kind:
 
 export interface Contender {
   readonly pid: number;
+  readonly name: string;
+  /** The end of what it wrote to stderr, to explain a failure. */
+  stderrTail(): string;
   /** Tells it to run; resolves with its result when it reports done. */
   go(args?: unknown): Promise<unknown>;
   close(): Promise<void>;
@@ -59,6 +62,8 @@ export async function startContender(name: string, args: unknown): Promise<Conte
   await wait(); // ready
   return {
     pid: child.pid!,
+    name,
+    stderrTail: () => stderr,
     go(goArgs) {
       const done = wait();
       child.send({ kind: 'go', args: goArgs });

@@ -43,10 +43,12 @@ export function target(name: string, values: readonly number[], op: '>=' | '<=',
   return { name, value, goal: `${op} ${bound}`, met };
 }
 
-const num = (v: number, digits: number) =>
-  Number.isFinite(v)
-    ? v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
-    : 'n/a';
+const num = (v: number | null, digits: number) =>
+  v === Infinity
+    ? '∞'
+    : v !== null && Number.isFinite(v)
+      ? v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+      : 'n/a';
 
 export function formatCell(c: Cell): string {
   if (typeof c === 'string') return c;

@@ -7,7 +7,7 @@ export interface Summary {
 }
 
 export function summarize(values: readonly number[]): Summary {
-  const s = [...values].filter(Number.isFinite).sort((a, b) => a - b);
+  const s = [...values].filter((v) => !Number.isNaN(v)).sort((a, b) => a - b); // Infinity stays: never arrived
   if (s.length === 0) return { median: NaN, min: NaN, max: NaN, n: 0 };
   const mid = s.length >> 1;
   const median = s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
