@@ -90,16 +90,20 @@ export async function measure<R>(all: readonly Contender[], run: () => Promise<R
   return { ms, cpu: meter.stop(await postgresProcesses()), result };
 }
 
-/** The client backends that are not the contenders' (this query's own among them). */
+/** The client backends, the contenders' and the others' (this query's own among them). */
 async function postgresProcesses(): Promise<PostgresProcesses> {
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
   try {
-    const { rows } = await client.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND application_name IS DISTINCT FROM $1`,
+    const { rows } = await client.query<{ pid: number; mine: boolean }>(
+      `SELECT pid, application_name IS NOT DISTINCT FROM $1 AS mine FROM pg_stat_activity
+       WHERE backend_type = 'client backend'`,
       [APP_NAME],
     );
-    return { foreign: new Set(rows.map((r) => r.pid)) };
+    return {
+      foreign: new Set(rows.filter((r) => !r.mine).map((r) => r.pid)),
+      mine: new Set(rows.filter((r) => r.mine).map((r) => r.pid)),
+    };
   } finally {
     await client.end();
   }

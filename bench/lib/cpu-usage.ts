@@ -11,7 +11,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 export type CpuKind = 'contender' | 'postgres' | 'rabbitmq' | 'parent' | 'other';
-export type CpuMs = Record<CpuKind, number>;
+/** CPU ms by kind, and of PostgreSQL's share the part its backends serving the contenders spent. */
+export type CpuMs = Record<CpuKind, number> & { postgresBackends: number };
 
 interface Sample {
   readonly comm: string;
@@ -76,6 +77,8 @@ function family(roots: readonly number[], procs: Map<number, Sample>): Set<numbe
 export interface PostgresProcesses {
   /** Client backends of other sessions: not the contenders' load. */
   readonly foreign: ReadonlySet<number>;
+  /** The contenders' client backends. */
+  readonly mine: ReadonlySet<number>;
 }
 
 export interface CpuMeter {
@@ -91,7 +94,7 @@ export function startCpuMeter(contenders: () => readonly number[]): CpuMeter {
       const after = snapshot();
       if (!before || !after) return undefined;
       const mine = family(contenders(), after);
-      const spent: CpuMs = { contender: 0, postgres: 0, rabbitmq: 0, parent: 0, other: 0 };
+      const spent: CpuMs = { contender: 0, postgres: 0, rabbitmq: 0, parent: 0, other: 0, postgresBackends: 0 };
       for (const [pid, now] of after) {
         // A process started inside the window counts from zero.
         const ms = now.ms - (before.get(pid)?.ms ?? 0);
@@ -108,6 +111,7 @@ export function startCpuMeter(contenders: () => readonly number[]): CpuMeter {
                   ? 'rabbitmq'
                   : 'other';
         spent[kind] += ms;
+        if (postgres.mine.has(pid)) spent.postgresBackends += ms;
       }
       return spent;
     },
@@ -120,6 +124,8 @@ export function perMessage(ms: CpuMs, messages: number) {
   return {
     contender: us(ms.contender),
     postgres: us(ms.postgres),
+    /** The contenders' backends alone: on a shared machine the server's own processes carry others' load too. */
+    postgresBackends: us(ms.postgresBackends),
     rabbitmq: us(ms.rabbitmq),
     total: us(ms.contender + ms.postgres + ms.rabbitmq),
     other: us(ms.other),

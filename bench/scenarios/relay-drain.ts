@@ -77,13 +77,14 @@ export async function relayDrain(): Promise<ScenarioResult> {
     tables: [
       {
         title: 'Throughput and CPU per message (µs, from /proc)',
-        columns: ['msg/s', 'contender', 'PostgreSQL', 'RabbitMQ', 'total', 'other processes'],
+        columns: ['msg/s', 'contender', 'PostgreSQL', 'of it, backends', 'RabbitMQ', 'total', 'other processes'],
         rows: CONTENDERS.map((name) => ({
           label: name,
           cells: [
             figure(of(name).map((r) => r.rate)),
             cpu(name, 'contender'),
             cpu(name, 'postgres'),
+            cpu(name, 'postgresBackends'),
             cpu(name, 'rabbitmq'),
             cpu(name, 'total'),
             cpu(name, 'other'),
