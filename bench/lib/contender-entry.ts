@@ -4,6 +4,8 @@
  */
 export interface Session {
   run(args: unknown): Promise<unknown>;
+  /** Told to finish: make a run that waits for more end now, with what it has. */
+  finish?(): void;
   close(): Promise<void>;
 }
 
@@ -15,8 +17,9 @@ export function serveContender<A>(setup: (args: A) => Promise<Session>): void {
   };
   const args = JSON.parse(process.argv[2] ?? '{}') as A;
   setup(args).then((session) => {
-    process.on('message', (m: { kind: 'go' | 'close'; args?: unknown }) => {
+    process.on('message', (m: { kind: 'go' | 'finish' | 'close'; args?: unknown }) => {
       if (m.kind === 'go') session.run(m.args).then((result) => send({ kind: 'done', result }), fail);
+      else if (m.kind === 'finish') session.finish?.();
       else
         session
           .close()

@@ -22,6 +22,8 @@ export interface Contender {
   stderrTail(): string;
   /** Tells it to run; resolves with its result when it reports done. */
   go(args?: unknown): Promise<unknown>;
+  /** Tells a run that waits for more to end now with what it has. */
+  finish(): void;
   close(): Promise<void>;
 }
 
@@ -68,6 +70,9 @@ export async function startContender(name: string, args: unknown): Promise<Conte
       const done = wait();
       child.send({ kind: 'go', args: goArgs });
       return done;
+    },
+    finish() {
+      if (child.exitCode === null) child.send({ kind: 'finish' });
     },
     async close() {
       if (child.exitCode !== null) return;

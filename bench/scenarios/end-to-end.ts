@@ -46,16 +46,18 @@ function latencies(committed: Times, handled: Times): Omit<Run, 'cpuUs'> {
 
 /**
  * Runs `producer` and `receiver` together. The receiver reports what it handled once it has every
- * message, or 30 s after the run's planned end (past pg-boss's 30 s backstop poll).
+ * message, or when told to, 30 s after the last commit (past pg-boss's 30 s backstop poll).
  */
 function paced(all: Contender[], producer: Contender, receiver: Contender, messages: number) {
-  const waitMs = (settings.latencySeconds + 30) * 1000;
-  return measure(all, () =>
-    Promise.all([
-      producer.go({ messages, rate: settings.latencyRate }) as Promise<{ committedAt: Times }>,
-      receiver.go({ messages, waitMs }) as Promise<{ handledAt: Times }>,
-    ]),
+  let timer: NodeJS.Timeout | undefined;
+  const produced = (producer.go({ messages, rate: settings.latencyRate }) as Promise<{ committedAt: Times }>).then(
+    (r) => {
+      timer = setTimeout(() => receiver.finish(), 30_000);
+      return r;
+    },
   );
+  const received = (receiver.go({ messages }) as Promise<{ handledAt: Times }>).finally(() => clearTimeout(timer));
+  return measure(all, () => Promise.all([produced, received])).finally(() => clearTimeout(timer));
 }
 
 export async function endToEnd(): Promise<ScenarioResult> {
