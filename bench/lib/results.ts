@@ -8,6 +8,8 @@ import { summarize, type Summary } from './stats.js';
 export interface Figure extends Summary {
   /** Decimals to print. */
   readonly digits: number;
+  /** Every repetition's value, in the order they ran. */
+  readonly values: readonly number[];
 }
 export type Cell = Figure | string;
 
@@ -35,7 +37,11 @@ export interface ScenarioResult {
   readonly notes: readonly string[];
 }
 
-export const figure = (values: readonly number[], digits = 0): Figure => ({ ...summarize(values), digits });
+export const figure = (values: readonly number[], digits = 0): Figure => ({
+  ...summarize(values),
+  digits,
+  values: [...values],
+});
 
 export function target(name: string, values: readonly number[], op: '>=' | '<=', bound: number, digits = 2): Target {
   const value = figure(values, digits);
