@@ -1,0 +1,38 @@
+/**
+ * pg-boss's worker on its NOTIFY path (`useListenNotify`, the queue created with `notify: true` by the
+ * parent), otherwise defaults. Returns when each job's handler was first called, by job id.
+ */
+import { PgBoss } from 'pg-boss';
+import { serveContender } from '../lib/contender-entry.js';
+import { now } from '../lib/pace.js';
+
+interface Args {
+  readonly pgUrl: string;
+  readonly schema: string;
+  readonly queue: string;
+}
+
+serveContender<Args>(async ({ pgUrl, schema, queue }) => {
+  const boss = new PgBoss({ connectionString: pgUrl, schema, useListenNotify: true });
+  boss.on('error', (err) => console.error('pg-boss worker', err));
+  await boss.start();
+  await boss.createQueue(queue, { notify: true });
+  let done = () => {};
+  return {
+    async run(goArgs) {
+      const { messages } = goArgs as { messages: number };
+      const handledAt = new Map<string, number>();
+      const finished = new Promise<void>((r) => (done = r));
+      await boss.work(queue, async (jobs) => {
+        for (const job of jobs) if (!handledAt.has(job.id)) handledAt.set(job.id, now());
+        if (handledAt.size >= messages) done();
+      });
+      await finished;
+      return { handledAt: [...handledAt] };
+    },
+    finish: () => done(), // report what arrived: the rest never did in time
+    async close() {
+      await boss.stop({ graceful: false });
+    },
+  };
+});

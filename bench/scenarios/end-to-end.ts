@@ -1,0 +1,155 @@
+/**
+ * End to end: commit to consumer handler at a steady rate, each part in its own process. Surety:
+ * producer (outbox.transaction), relay (defaults, woken by NOTIFY), consumer (defaults, one-INSERT
+ * handler). pg-boss: producer (send) and worker on its NOTIFY path, same rate.
+ */
+import { AMQP_URL, PG_URL, settings } from '../lib/config.js';
+import { measure, startContender, type Contender } from '../lib/contender-process.js';
+import { perMessage } from '../lib/cpu-usage.js';
+import { openBroker } from '../lib/broker.js';
+import { openDatabase } from '../lib/database.js';
+import { figure, target, type ScenarioResult } from '../lib/results.js';
+import { percentile } from '../lib/stats.js';
+
+type Times = [id: string, at: number][];
+const CONTENDERS = ['Surety: producer, relay, consumer', 'pg-boss 12, NOTIFY worker'] as const;
+
+interface Run {
+  /** Commits per second the producer reached: below the set rate when a commit takes longer than its gap. */
+  readonly rate: number;
+  /** Messages handled more than a second after their commit, or not in time at all. */
+  readonly late: number;
+  readonly unhandled: number;
+  readonly p50: number;
+  readonly p95: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly cpuUs: number;
+}
+
+function latencies(committed: Times, handled: Times): Omit<Run, 'cpuUs'> {
+  const at = new Map(handled);
+  // A message never handled counts as infinitely late: percentiles past the handled share read n/a.
+  const ms = committed.map(([id, t]) => (at.has(id) ? at.get(id)! - t : Infinity)).sort((a, b) => a - b);
+  // From the first commit to the last, at the rate's gap before the first.
+  const span = committed.at(-1)![1] - committed[0]![1] + 1000 / settings.latencyRate;
+  return {
+    rate: (committed.length / span) * 1000,
+    late: ms.filter((v) => v > 1000).length,
+    unhandled: ms.filter((v) => v === Infinity).length,
+    p50: percentile(ms, 50),
+    p95: percentile(ms, 95),
+    p99: percentile(ms, 99),
+    max: ms.at(-1)!,
+  };
+}
+
+/**
+ * Runs `producer` and `receiver` together. The receiver reports what it handled once it has every
+ * message, or when told to, 30 s after the last commit (past pg-boss's 30 s backstop poll).
+ */
+function paced(all: Contender[], producer: Contender, receiver: Contender, messages: number) {
+  let timer: NodeJS.Timeout | undefined;
+  const produced = (producer.go({ messages, rate: settings.latencyRate }) as Promise<{ committedAt: Times }>).then(
+    (r) => {
+      timer = setTimeout(() => receiver.finish(), 30_000);
+      return r;
+    },
+  );
+  const received = (receiver.go({ messages }) as Promise<{ handledAt: Times }>).finally(() => clearTimeout(timer));
+  return measure(all, () => Promise.all([produced, received])).finally(() => clearTimeout(timer));
+}
+
+export async function endToEnd(): Promise<ScenarioResult> {
+  const messages = settings.latencyRate * settings.latencySeconds;
+  const tag = `bench_e2e_${Date.now().toString(36)}`;
+  const db = await openDatabase(tag);
+  const broker = await openBroker(tag);
+  const bossSchema = `${tag}_boss`;
+  const runs = new Map<string, Run[]>(CONTENDERS.map((c) => [c, []]));
+  const pg = { pgUrl: PG_URL, schema: tag };
+  try {
+    for (let rep = 0; rep < settings.latencyRepetitions; rep++) {
+      for (const name of CONTENDERS) {
+        const started: Contender[] = [];
+        const start = async (file: string, args: unknown) => {
+          const c = await startContender(file, args);
+          started.push(c);
+          return c;
+        };
+        try {
+          let m;
+          if (name === CONTENDERS[0]) {
+            await db.pool.query(`TRUNCATE "${tag}".orders, "${tag}".effects, ${db.store.outboxTable}`);
+            await broker.purge();
+            const amqp = { amqpUrl: AMQP_URL, exchange: broker.exchange };
+            const consumer = await start('surety-consumer', { ...pg, ...amqp, group: broker.queue, record: true });
+            const relay = await start('surety-relay', { ...pg, ...amqp });
+            const producer = await start('surety-producer', { ...pg, outbox: true });
+            await relay.go();
+            m = await paced(started, producer, consumer, messages);
+          } else {
+            const boss = { pgUrl: PG_URL, schema: bossSchema, queue: 'bench' };
+            const worker = await start('pgboss-worker', boss);
+            const producer = await start('pgboss-producer', boss);
+            m = await paced(started, producer, worker, messages);
+          }
+          const [{ committedAt }, { handledAt }] = m.result;
+          const cpuUs = m.cpu ? perMessage(m.cpu, messages).total : NaN;
+          runs.get(name)!.push({ ...latencies(committedAt, handledAt), cpuUs });
+        } finally {
+          for (const c of started.reverse()) await c.close();
+        }
+      }
+    }
+  } finally {
+    await db.pool.query(`DROP SCHEMA IF EXISTS "${bossSchema}" CASCADE`);
+    await broker.close();
+    await db.close();
+  }
+  const of = (name: string, k: keyof Run, digits = 1) =>
+    figure(
+      runs.get(name)!.map((r) => r[k]),
+      digits,
+    );
+  const surety = runs.get(CONTENDERS[0])!;
+  const boss = runs.get(CONTENDERS[1])!;
+  return {
+    id: 'e2e',
+    title: 'End to end, commit to handler',
+    conditions:
+      `${settings.latencyRate} msg/s for ${settings.latencySeconds} s (${messages.toLocaleString('en-US')} messages of 1 KiB), ` +
+      `each part in its own process, ${settings.latencyRepetitions} interleaved repetitions; latency from the producer's ` +
+      "commit returning to the handler's first call (one machine clock).",
+    tables: [
+      {
+        title: 'Latency (ms) and CPU per message (µs, all processes)',
+        columns: ['commits/s reached', 'p50', 'p95', 'p99', 'max', 'over 1 s', 'never', 'CPU µs/msg'],
+        rows: CONTENDERS.map((name) => ({
+          label: name,
+          cells: [
+            of(name, 'rate', 0),
+            of(name, 'p50', 2),
+            of(name, 'p95'),
+            of(name, 'p99'),
+            of(name, 'max'),
+            of(name, 'late', 0),
+            of(name, 'unhandled', 0),
+            of(name, 'cpuUs', 0),
+          ],
+        })),
+      },
+    ],
+    targets: [
+      target(
+        'Surety p99 / pg-boss p99',
+        surety.map((s, i) => s.p99 / boss[i]!.p99),
+        '<=',
+        1,
+      ),
+    ],
+    notes: [
+      "Surety's consumer handler inserts one row in the consumer's transaction; pg-boss's handler only records the time.",
+    ],
+  };
+}
