@@ -34,7 +34,9 @@ async function relayChild(tag: string, exchange: string): Promise<void> {
   await transport.waitUntilReady(10_000);
   const stamps: Stamps = { claimStart: {}, claimEnd: {}, publish: {}, confirm: {} };
   const notifies: number[] = [];
-  const claims: { start: number; end: number; rows: number }[] = [];
+  let open = 0;
+  const openAtNotify: number[] = [];
+  const claims: { start: number; end: number; rows: number; openAtStart: number }[] = [];
   const s = store as unknown as Record<string, (...a: unknown[]) => unknown>;
   const bound = (name: string) => s[name]!.bind(store);
   const inst: OutboxRelayStore = {
@@ -48,9 +50,24 @@ async function relayChild(tag: string, exchange: string): Promise<void> {
     acquireLease: bound('acquireLease') as OutboxRelayStore['acquireLease'],
     async claimLocked(req) {
       const start = now();
+      const openAtStart = open;
+      open++;
       const batch = await store.claimLocked(req);
       const end = now();
-      claims.push({ start, end, rows: batch.rows.length });
+      claims.push({ start, end, rows: batch.rows.length, openAtStart });
+      const close = () => open--;
+      const settle = batch.settle.bind(batch);
+      const release = batch.release.bind(batch);
+      let closed = false;
+      const once = () => {
+        if (!closed) close();
+        closed = true;
+      };
+      if (batch.rows.length === 0) once();
+      Object.assign(batch, {
+        settle: (...a: Parameters<typeof settle>) => settle(...a).finally(once),
+        release: () => release().finally(once),
+      });
       for (const r of batch.rows) {
         stamps.claimStart![r.messageId] = start;
         stamps.claimEnd![r.messageId] = end;
@@ -60,6 +77,7 @@ async function relayChild(tag: string, exchange: string): Promise<void> {
     listenForCommits: (onCommit, onError) =>
       store.listenForCommits(() => {
         notifies.push(now());
+        openAtNotify.push(open);
         onCommit();
       }, onError),
   };
@@ -78,6 +96,8 @@ async function relayChild(tag: string, exchange: string): Promise<void> {
     logger: silentLogger,
     retention: false,
     pollIntervalMs: Number(process.env.E2E_POLL ?? 1_000),
+    lockedClaims: !process.env.E2E_LEASE,
+    ...(process.env.E2E_BATCHES ? { maxLockedBatches: Number(process.env.E2E_BATCHES) } : {}),
     onConfirmed: (row) => (stamps.confirm![row.messageId] = now()),
   });
   await relay.start();
@@ -87,7 +107,7 @@ async function relayChild(tag: string, exchange: string): Promise<void> {
     void relay.stop().then(async () => {
       await transport.close();
       await store.close();
-      process.send!({ stamps, notifies, claims }, () => process.exit(0));
+      process.send!({ stamps, notifies, claims, openAtNotify }, () => process.exit(0));
     });
   });
 }
@@ -121,7 +141,9 @@ function spawn(role: string, tag: string, exchange: string): Promise<ChildProces
   });
 }
 
-function finish(child: ChildProcess): Promise<{ stamps: Stamps; notifies?: number[]; claims?: unknown[] }> {
+function finish(
+  child: ChildProcess,
+): Promise<{ stamps: Stamps; notifies?: number[]; claims?: unknown[]; openAtNotify?: unknown }> {
   return new Promise((resolve) => {
     child.once('message', (m) => resolve(m as { stamps: Stamps }));
     child.send('stop');
@@ -225,6 +247,11 @@ async function e2e(store: PostgresOutboxStore, tag: string, exchange: string, co
   const sizes = claims.map((c) => c.rows).sort((a, b) => a - b);
   console.log(
     `  claims ${claims.length}, rows per claim p50 ${pct(sizes, 50)} max ${sizes.at(-1)}, notifies ${r.notifies!.length}`,
+  );
+  const hist = (xs: number[]) => xs.reduce<Record<number, number>>((h, x) => ((h[x] = (h[x] ?? 0) + 1), h), {});
+  console.log(`  open batches+claims at NOTIFY ${JSON.stringify(hist(r.openAtNotify as number[]))}`);
+  console.log(
+    `  open at claim start ${JSON.stringify(hist(claims.map((c) => (c as unknown as { openAtStart: number }).openAtStart)))}`,
   );
   // The slowest 1 %: which stage took most of it.
   const ids = Object.keys(s.commit!).filter((id) => s.handler![id] !== undefined);

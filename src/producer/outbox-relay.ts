@@ -70,9 +70,10 @@ export class OutboxRelay {
     const publish = rowPublisher(o, this.metrics, this.log);
     const relay = { wake: () => this.wake(), running: () => this.running };
     this.locked = o.lockedClaims && typeof store.claimLocked === 'function';
+    const leases = new LeaseClaims(store, o, this.flight, publish, failures, this.log, relay);
     this.claims = this.locked
-      ? new LockedClaims(store as LockingStore, o, this.flight, publish, failures, this.log, relay)
-      : new LeaseClaims(store, o, this.flight, publish, failures, this.log, relay);
+      ? new LockedClaims(leases, store as LockingStore, o, this.flight, publish, failures, this.log, relay)
+      : leases;
     this.heartbeat = new RelayHeartbeat(store, o.relayId, o.clock, o.heartbeatMs, () => this.lastClaimAt, this.log);
   }
 
@@ -178,7 +179,7 @@ export class OutboxRelay {
         continue;
       }
       const room = this.flight.room();
-      if (room <= 0 || !this.claims.admits(this.claiming)) {
+      if (room <= 0) {
         await this.flight.freed.wait(o.pollIntervalMs);
         continue;
       }
@@ -223,14 +224,10 @@ export class OutboxRelay {
     return claiming;
   }
 
-  /**
-   * Starts the side claim if there is room and none runs. With locked claims the relay still holds at
-   * most `maxLockedBatches` + 1 connections: batches, the loop's claim and this one.
-   */
+  /** Starts the side claim if there is room and none runs. */
   private startSideClaim(): boolean {
     const limit = Math.min(this.options.batchSize, this.flight.room());
     if (!this.running || this.sideClaim || limit <= 0) return false;
-    if (!this.claims.admits(this.claiming - 1)) return false; // the loop's own claim runs beside it
     this.sideClaim = this.claim(limit)
       .then(async (claimed) => {
         if (!this.running) return claimed.release();

@@ -14,11 +14,6 @@ export interface Claim {
  * store's capabilities: locked claims (row locks of an open transaction) or lease claims.
  */
 export interface ClaimSource {
-  /**
-   * Whether one more claim may start while `running` other claims run (locked claims hold a
-   * connection each). A side claim does not count the loop's claim it runs beside.
-   */
-  admits(running: number): boolean;
   /** Claims up to `limit` due rows at `now`. */
   next(limit: number, now: number): Promise<Claim>;
   /** Publishes in flight, for a stop to await. */

@@ -11,14 +11,20 @@ export type LockingStore = OutboxRelayStore & Required<Pick<OutboxRelayStore, 'c
 /**
  * Claims a batch as row locks of an open transaction (PostgreSQL): claiming writes nothing. Every row
  * of the batch is published, then all are settled in that transaction at once. Each batch in flight
- * holds one connection, so at most `maxLockedBatches` run, besides the claims.
+ * holds one connection until its slowest confirm, so at most `maxLockedBatches` run. With every one
+ * taken, a claim writes leases instead (`overflow`): at a trickle each commit is a batch of one, and a
+ * commit would otherwise wait for an earlier one's confirm before it is even claimed. A backlog never
+ * overflows: full batches fill `maxInFlight` first.
  */
 export class LockedClaims implements ClaimSource {
   readonly abandoned = 'relay stopped with publishes unconfirmed; their rows are let go';
   /** Batches in flight, each holding its transaction until its rows are settled. */
   private readonly batches = new Map<Promise<void>, LockedBatch>();
+  /** Locked claims still querying: each holds a connection too. */
+  private claiming = 0;
 
   constructor(
+    private readonly overflow: ClaimSource,
     private readonly store: LockingStore,
     private readonly o: ResolvedRelayOptions,
     private readonly flight: Flight,
@@ -28,13 +34,16 @@ export class LockedClaims implements ClaimSource {
     private readonly relay: { wake(): void; running(): boolean },
   ) {}
 
-  admits(running: number): boolean {
-    return this.batches.size + running < this.o.maxLockedBatches;
-  }
-
   async next(limit: number, now: number): Promise<Claim> {
     const o = this.o;
-    const batch = await this.store.claimLocked({ limit, now, leaseMs: o.leaseMs, ordered: o.ordered });
+    if (this.batches.size + this.claiming >= o.maxLockedBatches) return this.overflow.next(limit, now);
+    this.claiming++;
+    let batch: LockedBatch;
+    try {
+      batch = await this.store.claimLocked({ limit, now, leaseMs: o.leaseMs, ordered: o.ordered });
+    } finally {
+      this.claiming--;
+    }
     return {
       count: batch.rows.length,
       dispatch: () => {
@@ -55,16 +64,18 @@ export class LockedClaims implements ClaimSource {
   }
 
   unsettled(): Promise<void>[] {
-    return [...this.batches.keys()];
+    return [...this.batches.keys(), ...this.overflow.unsettled()];
   }
 
-  async settle(): Promise<void> {
-    // Settled in each batch's own transaction as it completes: nothing is left to write.
+  /** Batches settle in their own transactions as they complete; overflow outcomes are written back. */
+  settle(): Promise<void> {
+    return this.overflow.settle();
   }
 
   async release(): Promise<void> {
     // Bounded by the caller: a connection that stopped answering is ended by the server after leaseMs.
     await Promise.all([...this.batches.values()].map((b) => b.release().catch(() => undefined)));
+    await this.overflow.release();
   }
 
   /** Publishes every row of `batch`, then settles them all in its transaction. Never rejects. */
