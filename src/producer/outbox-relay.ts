@@ -179,7 +179,7 @@ export class OutboxRelay {
         continue;
       }
       const room = this.flight.room();
-      if (room <= 0) {
+      if (room <= 0 || !this.claims.admits()) {
         await this.flight.freed.wait(o.pollIntervalMs);
         continue;
       }
@@ -227,7 +227,7 @@ export class OutboxRelay {
   /** Starts the side claim if there is room and none runs. */
   private startSideClaim(): boolean {
     const limit = Math.min(this.options.batchSize, this.flight.room());
-    if (!this.running || this.sideClaim || limit <= 0) return false;
+    if (!this.running || this.sideClaim || limit <= 0 || !this.claims.admits()) return false;
     this.sideClaim = this.claim(limit)
       .then(async (claimed) => {
         if (!this.running) return claimed.release();

@@ -14,6 +14,8 @@ export interface Claim {
  * store's capabilities: locked claims (row locks of an open transaction) or lease claims.
  */
 export interface ClaimSource {
+  /** Whether a claim may start now; when not, the relay waits for a batch to settle (`Flight.freed`). */
+  admits(): boolean;
   /** Claims up to `limit` due rows at `now`. */
   next(limit: number, now: number): Promise<Claim>;
   /** Publishes in flight, for a stop to await. */

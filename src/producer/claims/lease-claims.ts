@@ -31,6 +31,10 @@ export class LeaseClaims implements ClaimSource {
     });
   }
 
+  admits(): boolean {
+    return true;
+  }
+
   async next(limit: number, now: number): Promise<Claim> {
     const o = this.o;
     const rows = await this.store.claim({ owner: o.relayId, limit, now, leaseMs: o.leaseMs, ordered: o.ordered });

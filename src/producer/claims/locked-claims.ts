@@ -12,9 +12,9 @@ export type LockingStore = OutboxRelayStore & Required<Pick<OutboxRelayStore, 'c
  * Claims a batch as row locks of an open transaction (PostgreSQL): claiming writes nothing. Every row
  * of the batch is published, then all are settled in that transaction at once. Each batch in flight
  * holds one connection until its slowest confirm, so at most `maxLockedBatches` run. With every one
- * taken, a claim writes leases instead (`overflow`): at a trickle each commit is a batch of one, and a
- * commit would otherwise wait for an earlier one's confirm before it is even claimed. A backlog never
- * overflows: full batches fill `maxInFlight` first.
+ * taken by small batches (fewer than `batchSize` rows in all), a claim writes leases instead
+ * (`overflow`): at a trickle each commit is a batch of one, and a commit would otherwise wait for an
+ * earlier one's confirm before it is even claimed. Behind a backlog's full batches it waits instead.
  */
 export class LockedClaims implements ClaimSource {
   readonly abandoned = 'relay stopped with publishes unconfirmed; their rows are let go';
@@ -22,6 +22,8 @@ export class LockedClaims implements ClaimSource {
   private readonly batches = new Map<Promise<void>, LockedBatch>();
   /** Locked claims still querying: each holds a connection too. */
   private claiming = 0;
+  /** Rows of the batches in flight. */
+  private lockedRows = 0;
 
   constructor(
     private readonly overflow: ClaimSource,
@@ -34,9 +36,13 @@ export class LockedClaims implements ClaimSource {
     private readonly relay: { wake(): void; running(): boolean },
   ) {}
 
+  admits(): boolean {
+    return !this.full() || this.lockedRows < this.o.batchSize;
+  }
+
   async next(limit: number, now: number): Promise<Claim> {
     const o = this.o;
-    if (this.batches.size + this.claiming >= o.maxLockedBatches) return this.overflow.next(limit, now);
+    if (this.full()) return this.overflow.next(limit, now);
     this.claiming++;
     let batch: LockedBatch;
     try {
@@ -55,12 +61,18 @@ export class LockedClaims implements ClaimSource {
           })
           .finally(() => {
             this.batches.delete(run);
+            this.lockedRows -= batch.rows.length;
             this.flight.freed.fire();
           });
         this.batches.set(run, batch);
+        this.lockedRows += batch.rows.length;
       },
       release: () => batch.release(),
     };
+  }
+
+  private full(): boolean {
+    return this.batches.size + this.claiming >= this.o.maxLockedBatches;
   }
 
   unsettled(): Promise<void>[] {
