@@ -1,6 +1,6 @@
 import type { Envelope } from '../core/envelope.js';
 import { encodeWire, type WireMessage } from '../core/wire.js';
-import type { InsertLease, NewOutboxRow, OutboxRow } from '../ports/outbox-store.js';
+import type { NewOutboxRow, OutboxRow } from '../ports/outbox-store.js';
 
 /** The row `outbox.add` writes for an envelope. */
 export function rowFromEnvelope(
@@ -20,20 +20,6 @@ export function rowFromEnvelope(
     traceparent: envelope.trace.traceparent ?? null,
     tracestate: envelope.trace.tracestate ?? null,
     createdAt: envelope.createdAt.getTime(),
-  };
-}
-
-/** The row as stored by an insert with `lease`: pending, claimed by the lease's owner until it ends. */
-export function leasedRow(row: NewOutboxRow, seq: number, lease: InsertLease): OutboxRow {
-  return {
-    ...row,
-    seq,
-    status: 'pending',
-    attempts: 0,
-    nextAttemptAt: lease.until,
-    claimedBy: lease.owner,
-    lastError: null,
-    sentAt: null,
   };
 }
 

@@ -1,10 +1,9 @@
 import { buildEnvelope, type Envelope, type MessageInput } from '../core/envelope.js';
 import { InvalidMessageError } from '../core/errors.js';
 import { systemClock, type Clock } from '../core/clock.js';
-import type { OutboxRelayStore, OutboxRow, OutboxStore, OutboxWriter } from '../ports/outbox-store.js';
+import type { OutboxStore, OutboxWriter } from '../ports/outbox-store.js';
 import type { SqlExecutor } from '../ports/sql-executor.js';
-import { checkLeased, newTransactionRows, type CommitHandoff, type TransactionRows } from './commit-handoff.js';
-import { leasedRow, rowFromEnvelope } from './outbox-rows.js';
+import { rowFromEnvelope } from './outbox-rows.js';
 
 export interface OutboxOptions {
   /** Where rows are written. A full store also enables {@link Outbox.transaction}. */
@@ -44,7 +43,7 @@ export interface AddResult<P = unknown> {
  * await outbox.transaction(async (tx) => {
  *   await tx.query('INSERT INTO orders (id, total) VALUES ($1, $2)', [id, total]);
  *   await outbox.add(tx, { type: 'order.created', key: id, payload: { id, total } });
- * }); // committed: a relay in this process publishes at once; PostgreSQL relays elsewhere learn by NOTIFY
+ * }); // committed: a relay in this process is woken at once; PostgreSQL relays elsewhere learn by NOTIFY
  */
 export class Outbox {
   private readonly store: OutboxWriter | OutboxStore;
@@ -52,9 +51,8 @@ export class Outbox {
   private readonly notifyAfterCommit: boolean;
   private readonly clock: Clock;
   private readonly listeners = new Set<() => void>();
-  /** Transactions run by {@link transaction}: their commit is followed by the handoff and the notification. */
-  private readonly own = new WeakMap<SqlExecutor, TransactionRows>();
-  private handoff: CommitHandoff | undefined;
+  /** Transactions run by {@link transaction}: their commit is followed by the notification. */
+  private readonly own = new WeakSet<SqlExecutor>();
 
   constructor(options: OutboxOptions) {
     this.store = options.store;
@@ -69,55 +67,32 @@ export class Outbox {
     const now = this.clock.now();
     const { envelope, payloadJson } = buildEnvelope(input, new Date(now));
     const row = rowFromEnvelope(envelope, input.topic ?? envelope.type, payloadJson);
-    const own = this.own.get(tx);
-    // Ordered rows are never handed over: the claim is what holds a key's later row behind its earlier one.
-    const handoff = own && !this.ordered ? this.handoff : undefined;
-    const lease = handoff && { owner: handoff.owner, until: now + handoff.leaseMs };
-    const notify = !this.notifyAfterCommit && !own;
-    const result = await this.store.insert(tx, row, { ordered: this.ordered, notify, ...(lease && { lease }) });
-    if (own && result.inserted) {
-      const leased = lease && result.seq !== undefined ? leasedRow(row, result.seq, lease) : undefined;
-      if (!leased) own.unleased = true;
-      else if (!own.handedOver) own.leased.push(leased);
-      else this.letGo([leased]); // an add not awaited in the callback, done after the handoff: committed, untaken
-    }
+    // In outbox.transaction the NOTIFY is sent after the commit: in the statement, it would hold
+    // PostgreSQL's cluster-wide notify lock through the commit's WAL flush.
+    const notify = !this.notifyAfterCommit && !this.own.has(tx);
+    const result = await this.store.insert(tx, row, { ordered: this.ordered, notify });
     return { messageId: result.messageId, duplicate: !result.inserted, envelope };
   }
 
   /**
-   * Runs `work` in a transaction on the store's connection, then gets its rows published without
-   * waiting for a poll. A relay in this process given this outbox publishes them at once, without
-   * claiming them: they were inserted already claimed by it. Otherwise relays are told of the commit:
-   * in-process ones at once, others through a notification sent after the commit (PostgreSQL).
+   * Runs `work` in a transaction on the store's connection, then tells relays of the commit without
+   * waiting for a poll: in-process ones at once, others through a notification sent after the commit
+   * (PostgreSQL), which keeps concurrent producers from committing one at a time.
    */
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const store = this.store;
     if (!('transaction' in store)) throw new TypeError('outbox.transaction needs a full store (with transaction())');
-    const rows = newTransactionRows();
-    let check: Promise<void> | undefined;
-    let result: T;
-    try {
-      result = await store.transaction(async (tx) => {
-        // An executor of its own: the key by which add() knows it runs in this transaction.
-        const mine: SqlExecutor = { query: (text, values, hints) => tx.query(text, values, hints) };
-        this.own.set(mine, rows);
-        try {
-          const value = await work(mine);
-          check = checkLeased(store, tx, rows); // sent ahead of the COMMIT, read after it
-          return value;
-        } finally {
-          this.own.delete(mine);
-        }
-      });
-    } catch (err) {
-      // Rows may have committed anyway: on their own after an undoing statement, or before a DDL (MySQL).
-      // Leased to the relay, they would wait out the lease; releasing rows that never committed does nothing.
-      rows.handedOver = true;
-      if (rows.leased.length > 0) this.letGo(rows.leased);
-      throw err;
-    }
-    await check;
-    this.handOver(rows);
+    const result = await store.transaction(async (tx) => {
+      // An executor of its own: the key by which add() knows it runs in this transaction.
+      const mine: SqlExecutor = { query: (text, values, hints) => tx.query(text, values, hints) };
+      this.own.add(mine);
+      try {
+        return await work(mine);
+      } finally {
+        this.own.delete(mine);
+      }
+    });
+    this.announce(true);
     return result;
   }
 
@@ -143,58 +118,6 @@ export class Outbox {
         // A relay's wake-up failing leaves the rows to its next poll; the other listeners still hear.
       }
     }
-  }
-
-  /**
-   * @internal A relay in this process offers to publish committed rows directly. Refused (undefined)
-   * for an ordered outbox, when another relay has it, or when the relay's store is not this outbox's
-   * store object (or one made from the other with Object.create): a store with the same table names may be
-   * another database, where the rows it took would be marked, and other rows with their seqs.
-   */
-  attachHandoff(handoff: CommitHandoff, store: OutboxRelayStore): (() => void) | undefined {
-    const own = this.store;
-    if (this.ordered || this.handoff || !('transaction' in own)) return undefined;
-    // A store written before the handoff: without these its leased rows could only wait for their lease.
-    if (typeof own.countRows !== 'function' || typeof own.releaseLeased !== 'function') return undefined;
-    const same = store === own || Object.getPrototypeOf(store) === own || Object.getPrototypeOf(own) === store;
-    if (!same) return undefined;
-    this.handoff = handoff;
-    return () => {
-      if (this.handoff === handoff) this.handoff = undefined;
-    };
-  }
-
-  /** After a commit: leased rows to the relay that holds them; the rest due at once, and relays told. */
-  private handOver(rows: TransactionRows): void {
-    rows.handedOver = true;
-    const { leased } = rows;
-    // Rows whose add ended after the check are committed, but unchecked: they go to the claims.
-    const checked = rows.undone ? 0 : rows.checked;
-    let left: readonly OutboxRow[] = leased;
-    try {
-      if (checked > 0 && this.handoff)
-        left = [...this.handoff.take(leased.slice(0, checked)), ...leased.slice(checked)];
-    } catch {
-      // The commit stands whatever the relay does: its rows are left to the claims instead.
-    }
-    if (left.length > 0) this.letGo(left);
-    else if (leased.length === 0 || rows.unleased) this.announce(true);
-  }
-
-  /**
-   * Makes committed leased rows due at once, then tells relays. Only rows still exactly as inserted
-   * (seq, id and lease end): not another transaction's row with the same id or a seq SQLite gave
-   * again, nor a row claimed since. Best effort: a row a failed release keeps falls due when its lease ends.
-   */
-  private letGo(rows: readonly OutboxRow[]): void {
-    const store = this.store as OutboxStore;
-    const byOwner = new Map<string, OutboxRow[]>();
-    for (const row of rows) byOwner.set(row.claimedBy!, [...(byOwner.get(row.claimedBy!) ?? []), row]);
-    const now = this.clock.now();
-    const releases = [...byOwner].map(([owner, leased]) =>
-      Promise.resolve().then(() => store.releaseLeased(owner, leased, now)),
-    );
-    void Promise.allSettled(releases).then(() => this.announce(true));
   }
 
   /** @internal Relays in this process subscribe to commit hints. */

@@ -22,12 +22,6 @@ const schema = z.object({
   markSentBatchSize: ms(1, 10_000).default(1_000),
   listen: z.boolean().default(true),
   /**
-   * With `outbox`: rows of its `transaction()` are inserted already claimed by this relay and published
-   * straight after the commit, without a claim. Rows of a process that dies before their publish is
-   * marked are published by another relay when `leaseMs` has passed. Never in `ordered` mode.
-   */
-  handoff: z.boolean().default(true),
-  /**
    * Where the store offers it (PostgreSQL), claim rows as row locks of an open transaction instead of
    * writing a lease: half the row writes per message. Each batch in flight holds one connection.
    */
@@ -61,10 +55,7 @@ const schema = z.object({
 export interface RelayOptions extends z.input<typeof schema> {
   store: OutboxRelayStore;
   publisher: Publisher;
-  /**
-   * In-process outbox: its `transaction()` hands this relay the rows it committed (see `handoff`), and
-   * `committed()` wakes it at once.
-   */
+  /** In-process outbox: its `transaction()` and `committed()` wake this relay at once. */
   outbox?: Outbox;
   clock?: Clock;
   /** Default: JSON lines on stderr at SURETY_LOG_LEVEL (default info); `null` logs nothing. */

@@ -450,6 +450,52 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       expect(most).toBe(4);
     });
 
+    it('claims a commit at once while small locked batches take every slot, with leases', async () => {
+      await probe.bindQueue('#');
+      const first = await addCommitted('order.created');
+      let held: (() => void) | undefined;
+      const holding = new Promise<void>((resolve) => (held = resolve));
+      let hold = true;
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      // The first publish waits until released: its batch keeps the only slot.
+      const gated = {
+        isReady: () => transport.isReady(),
+        waitUntilReady: (ms: number) => transport.waitUntilReady(ms),
+        close: async () => undefined,
+        publish: async (out: Parameters<Rabbit['publish']>[0]) => {
+          if (hold) {
+            hold = false;
+            held!();
+            await released;
+          }
+          return transport.publish(out);
+        },
+      };
+      const producer = new Outbox({ store: f.store });
+      const confirmed: string[] = [];
+      const r = relay({
+        publisher: gated,
+        outbox: producer,
+        maxLockedBatches: 1,
+        pollIntervalMs: 600_000,
+        onConfirmed: (row) => confirmed.push(row.messageId),
+      });
+      await r.start();
+      try {
+        await holding;
+        const second = await producer.transaction((tx) => producer.add(tx, { type: 'order.created', payload: {} }));
+        await waitFor('the second row confirmed while the first batch holds the slot', () =>
+          confirmed.includes(second.messageId),
+        );
+        expect(confirmed).toEqual([second.messageId]);
+      } finally {
+        release();
+      }
+      await waitFor('the held row confirmed', () => confirmed.includes(first.messageId));
+      await waitFor('both marked sent', async () => (await f.store.stats()).sent === 2);
+    });
+
     it('stops within shutdownTimeoutMs while its claim waits on a locked table, and lets the claim go after', async () => {
       if (!name.startsWith('postgres')) return; // a table lock held by another connection, as PostgreSQL takes it
       await addCommitted('order.created');

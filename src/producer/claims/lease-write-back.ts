@@ -1,8 +1,8 @@
-import { describeError } from '../core/errors.js';
-import type { OutboxRow } from '../ports/outbox-store.js';
-import type { Logger } from '../core/logger.js';
-import type { RelayFailures } from './relay-failures.js';
-import type { ResolvedRelayOptions } from './relay-options.js';
+import { describeError } from '../../core/errors.js';
+import type { OutboxRelayStore, OutboxRow } from '../../ports/outbox-store.js';
+import type { Logger } from '../../core/logger.js';
+import type { RelayFailures } from '../relay-failures.js';
+import type { ResolvedRelayOptions } from '../relay-options.js';
 
 interface Failure {
   readonly row: OutboxRow;
@@ -22,6 +22,7 @@ export class LeaseWriteBack {
   private scheduled = false;
 
   constructor(
+    private readonly store: Pick<OutboxRelayStore, 'markSent' | 'recordFailure'>,
     private readonly o: ResolvedRelayOptions,
     private readonly failures: RelayFailures,
     private readonly log: Logger,
@@ -61,7 +62,7 @@ export class LeaseWriteBack {
       if (this.toMark.length > 0) {
         const batch = this.toMark.splice(0, o.markSentBatchSize);
         try {
-          await o.store.markSent(batch, o.clock.now());
+          await this.store.markSent(batch, o.clock.now());
           if (o.ordered) this.relay.wake(); // the next row of each key may now be claimable
         } catch (err) {
           this.toMark.unshift(...batch);
@@ -80,7 +81,7 @@ export class LeaseWriteBack {
   private async record({ row, error }: Failure): Promise<void> {
     const update = this.failures.update(row, error);
     try {
-      const recorded = await this.o.store.recordFailure(update);
+      const recorded = await this.store.recordFailure(update);
       if (!recorded) return; // our lease expired and another relay owns the row now
     } catch (err) {
       this.log.error(
