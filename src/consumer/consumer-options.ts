@@ -36,8 +36,8 @@ const schema = z.object({
   prefetch: z.number().int().min(1).max(10_000).default(200),
   /** Deliveries handled in one transaction, each under its own savepoint. */
   batchSize: z.number().int().min(1).max(1_000).default(100),
-  /** How long a partial batch waits for more deliveries. */
-  batchWindowMs: z.number().int().min(0).max(1_000).default(2),
+  /** How long an idle lane waits for more deliveries before a partial batch; 0 gathers one I/O turn. */
+  batchWindowMs: z.number().int().min(0).max(1_000).default(0),
   /** Batches handled at once, each in its own transaction. */
   parallelism: z.number().int().min(1).max(64).default(1),
   /**

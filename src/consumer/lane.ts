@@ -24,7 +24,7 @@ export interface LaneSettings {
 export class Lane {
   private queue: Pending[] = [];
   private draining: Promise<void> | undefined;
-  private windowTimer: NodeJS.Timeout | undefined;
+  private windowTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   stopping = false;
 
   constructor(
@@ -36,7 +36,14 @@ export class Lane {
   push(p: Pending): void {
     this.queue.push(p);
     if (this.queue.length >= this.settings.batchSize) this.kick();
-    else this.windowTimer ??= setTimeout(() => this.kick(), this.settings.batchWindowMs);
+    // While a batch runs, what arrives waits for it anyway and goes next (the drain's end kicks).
+    else if (this.draining === undefined) this.windowTimer ??= this.armWindow();
+  }
+
+  /** Window 0 still gathers the deliveries of the current I/O turn (one socket read) into the batch. */
+  private armWindow(): NodeJS.Timeout | NodeJS.Immediate {
+    const ms = this.settings.batchWindowMs;
+    return ms > 0 ? setTimeout(() => this.kick(), ms) : setImmediate(() => this.kick());
   }
 
   /** Resolves when the batch in hand (and anything queued) is settled. */
@@ -45,7 +52,10 @@ export class Lane {
   }
 
   private kick(): void {
-    clearTimeout(this.windowTimer);
+    if (this.windowTimer !== undefined) {
+      clearTimeout(this.windowTimer as NodeJS.Timeout);
+      clearImmediate(this.windowTimer as NodeJS.Immediate);
+    }
     this.windowTimer = undefined;
     this.draining ??= this.drain().finally(() => {
       this.draining = undefined;
