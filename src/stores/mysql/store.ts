@@ -2,8 +2,10 @@ import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { DriverMissingError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
-import type { AdminStore } from '../../ports/admin-store.js';
-import type { ConsumerStore } from '../../ports/consumer-store.js';
+import type { AdminStore, RelayHeartbeatStore } from '../../ports/admin-store.js';
+import type { DeadLetterStore, InboxStore, VersionGuardStore } from '../../ports/consumer-store.js';
+import type { Store } from '../../ports/store.js';
+import { composeStore } from '../sql/compose-store.js';
 import type {
   ClaimRequest,
   FailureUpdate,
@@ -21,7 +23,7 @@ import { applyMigrations } from '../shared/apply-migrations.js';
 import { AsyncMutex } from '../shared/async-mutex.js';
 import type { AdminContext } from '../shared/admin-context.js';
 import { AdminDelegation } from '../shared/admin-delegation.js';
-import { checkIdentifier, tableNames } from '../shared/naming.js';
+import { checkIdentifier, tableNames, type TableNames } from '../shared/naming.js';
 import { recordOutboxFailure } from '../shared/outbox-failure.js';
 import { insertValues, leasedInsertValues, toOutboxRow } from '../shared/outbox-row.js';
 import { purgeSentStepwise, type SentPurgeSql } from '../shared/sent-purge.js';
@@ -59,15 +61,23 @@ export type MysqlStoreOptions = z.input<typeof optionsSchema>;
 /** How long a migrator waits for another one to finish. */
 const MIGRATION_LOCK_SECONDS = 60;
 
+
+/** A store on MySQL or MariaDB: {@link Store} with its pool and table names. */
+export interface MysqlStore extends Store {
+  readonly dialect: 'mysql';
+  readonly pool: MysqlPoolLike;
+  readonly tables: TableNames;
+}
+
 /**
  * Outbox, inbox, dead-letter and admin store on MySQL 8 or MariaDB 10.6+ (mysql2). Claims use FOR UPDATE
  * SKIP LOCKED on a forced index. MySQL has no commit notifications: relays find new rows by polling
  * (and in-process wake-ups).
  * @example
- * const store = await createMysqlOutboxStore({ uri: 'mysql://app@localhost/app' });
+ * const store = await createMysqlStore({ uri: 'mysql://app@localhost/app' });
  * await store.migrate();
  */
-export async function createMysqlOutboxStore(options: MysqlStoreOptions): Promise<MysqlOutboxStore> {
+export async function createMysqlStore(options: MysqlStoreOptions): Promise<MysqlStore> {
   const o = parseOptions(optionsSchema, options, 'mysql');
   if (!o.pool === !o.uri) {
     throw new SuretyError('SURETY_INVALID_OPTION', 'invalid option "mysql": give exactly one of "pool" or "uri"');
@@ -83,7 +93,7 @@ export async function createMysqlOutboxStore(options: MysqlStoreOptions): Promis
     pool = loadMysql2().createPool({ uri: o.uri, connectionLimit: o.poolSize }) as unknown as MysqlPoolLike;
     ownsPool = true;
   }
-  return new MysqlOutboxStore(pool, ownsPool, o.tablePrefix);
+  return mysqlStore(new MysqlSqlStore(pool, ownsPool, o.tablePrefix));
 }
 
 function loadMysql2(): typeof import('mysql2/promise') {
@@ -117,7 +127,33 @@ const storeError = storeErrorFor('MySQL');
 /** Per transaction: its key_seq bump and read-back must not interleave with another add's (handlers at once). */
 const keySeqLocks = new WeakMap<SqlExecutor, AsyncMutex>();
 
-export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, ConsumerStore, AdminStore {
+type ConsumerOps = InboxStore & DeadLetterStore & VersionGuardStore;
+
+function mysqlStore(core: MysqlSqlStore): MysqlStore {
+  return composeStore(
+    {
+      outbox: core,
+      inbox: core,
+      deadLetters: core,
+      versionGuards: core,
+      heartbeats: core,
+      admin: core,
+      transaction: core.transaction.bind(core),
+      migrate: core.migrate.bind(core),
+      close: core.close.bind(core),
+    },
+    { dialect: core.dialect, pool: core.pool, tables: core.tables },
+  );
+}
+
+/** @deprecated Renamed {@link createMysqlStore}, since it returns the whole store; removed in the next minor version. */
+export const createMysqlOutboxStore = createMysqlStore;
+
+/** @deprecated Renamed {@link MysqlStore}; removed in the next minor version. */
+export type MysqlOutboxStore = MysqlStore;
+
+/** @internal The operations of every concern, until they are split into concern objects. */
+export class MysqlSqlStore extends AdminDelegation implements OutboxStore, ConsumerOps, AdminStore, RelayHeartbeatStore {
   readonly dialect = 'mysql' as const;
   readonly tables;
   readonly outboxTable: string;

@@ -2,8 +2,10 @@ import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { DriverMissingError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
-import type { AdminStore } from '../../ports/admin-store.js';
-import type { ConsumerStore } from '../../ports/consumer-store.js';
+import type { AdminStore, RelayHeartbeatStore } from '../../ports/admin-store.js';
+import type { DeadLetterStore, InboxStore, VersionGuardStore } from '../../ports/consumer-store.js';
+import type { Store } from '../../ports/store.js';
+import { composeStore } from '../sql/compose-store.js';
 import type {
   ClaimRequest,
   FailureUpdate,
@@ -21,7 +23,7 @@ import type { SqlExecutor } from '../../ports/sql-executor.js';
 import { applyMigrations } from '../shared/apply-migrations.js';
 import type { AdminContext } from '../shared/admin-context.js';
 import { AdminDelegation } from '../shared/admin-delegation.js';
-import { checkIdentifier, tableNames } from '../shared/naming.js';
+import { checkIdentifier, tableNames, type TableNames } from '../shared/naming.js';
 import { insertValues, leasedInsertValues, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
 import * as adminSql from './admin-sql.js';
@@ -72,14 +74,32 @@ const optionsSchema = z.object({
 
 export type PostgresStoreOptions = z.input<typeof optionsSchema>;
 
+
+/** The outbox concern on PostgreSQL: locked claims, LISTEN and NOTIFY besides the common operations. */
+export type PostgresOutbox = OutboxStore &
+  Required<Pick<OutboxStore, 'claimLocked' | 'listenForCommits' | 'notifyCommitted'>> & {
+    readonly notifyChannel: string;
+    /** Resolves once the after-commit NOTIFYs asked for so far have been sent. */
+    notificationsSent(): Promise<void>;
+  };
+
+/** A store on PostgreSQL: {@link Store} with its pool, table names and NOTIFY channel. */
+export interface PostgresStore extends Store {
+  readonly dialect: 'postgres';
+  readonly outbox: PostgresOutbox;
+  readonly pool: PgPoolLike;
+  readonly tables: TableNames;
+  readonly notifyChannel: string;
+}
+
 /**
  * Outbox, inbox, dead-letter and admin store on PostgreSQL (pg). Claims use FOR UPDATE SKIP LOCKED under a
  * forced index plan; commits are announced with NOTIFY so relays in other processes wake within milliseconds.
  * @example
- * const store = await createPostgresOutboxStore({ connectionString: 'postgres://localhost/app' });
+ * const store = await createPostgresStore({ connectionString: 'postgres://localhost/app' });
  * await store.migrate();
  */
-export async function createPostgresOutboxStore(options: PostgresStoreOptions): Promise<PostgresOutboxStore> {
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const o = parseOptions(optionsSchema, options, 'postgres');
   if (!o.pool && !o.connectionString) {
     throw new SuretyError(
@@ -105,7 +125,7 @@ export async function createPostgresOutboxStore(options: PostgresStoreOptions): 
   }
   const channel =
     o.notifyChannel ?? `${o.schema ? `${o.schema}_` : ''}${o.tablePrefix}outbox`.slice(0, 63).toLowerCase();
-  return new PostgresOutboxStore(pool, ownsPool, o.schema, o.tablePrefix, channel);
+  return postgresStore(new PostgresSqlStore(pool, ownsPool, o.schema, o.tablePrefix, channel));
 }
 
 function loadPg(): typeof import('pg') {
@@ -117,7 +137,33 @@ function loadPg(): typeof import('pg') {
   }
 }
 
-export class PostgresOutboxStore extends AdminDelegation implements OutboxStore, ConsumerStore, AdminStore {
+type ConsumerOps = InboxStore & DeadLetterStore & VersionGuardStore;
+
+function postgresStore(core: PostgresSqlStore): PostgresStore {
+  return composeStore(
+    {
+      outbox: core,
+      inbox: core,
+      deadLetters: core,
+      versionGuards: core,
+      heartbeats: core,
+      admin: core,
+      transaction: core.transaction.bind(core),
+      migrate: core.migrate.bind(core),
+      close: core.close.bind(core),
+    },
+    { dialect: core.dialect, pool: core.pool, tables: core.tables, notifyChannel: core.notifyChannel },
+  );
+}
+
+/** @deprecated Renamed {@link createPostgresStore}, since it returns the whole store; removed in the next minor version. */
+export const createPostgresOutboxStore = createPostgresStore;
+
+/** @deprecated Renamed {@link PostgresStore}; removed in the next minor version. */
+export type PostgresOutboxStore = PostgresStore;
+
+/** @internal The operations of every concern, until they are split into concern objects. */
+export class PostgresSqlStore extends AdminDelegation implements OutboxStore, ConsumerOps, AdminStore, RelayHeartbeatStore {
   readonly dialect = 'postgres' as const;
   readonly tables;
   readonly outboxTable: string;
