@@ -18,7 +18,7 @@ import { ReplayJob } from '../src/consumer/replay-job.js';
 import { createEnvelope, newMessageId } from '../src/core/envelope.js';
 import { CONTENT_TYPE, encodeEnvelope, WIRE_HEADERS } from '../src/core/wire.js';
 import type { Subscriber } from '../src/ports/transport.js';
-import { createPostgresOutboxStore, type PostgresOutboxStore } from '../src/stores/postgres/index.js';
+import { createPostgresStore, type PostgresStore } from '../src/stores/postgres/index.js';
 import { createRabbitMqTransport, declareTopology, parkingQueueName } from '../src/transports/rabbitmq/index.js';
 
 const PG_URL = process.env.SURETY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   // Pipelined like the pool the store creates itself; sequential statements behave as on a plain pool.
   const pool = new pg.Pool({ connectionString: PG_URL, max: 8, pipeline: true } as pg.PoolConfig);
   pool.on('error', () => undefined); // an idle client's error (server restart) must not skip the cleanup
-  const store = await createPostgresOutboxStore({ pool, schema: tag });
+  const store = await createPostgresStore({ pool, schema: tag });
   await store.migrate();
   await pool.query(`CREATE TABLE ${EFFECTS} (id UUID PRIMARY KEY, payload JSONB NOT NULL)`);
 
@@ -190,12 +190,7 @@ async function naiveConsumer(conn: amqp.ChannelModel, pool: pg.Pool, n: number):
   return rate(n, ms);
 }
 
-async function suretyConsumer(
-  store: PostgresOutboxStore,
-  pool: pg.Pool,
-  n: number,
-  variant: 'one' | 'concurrent' | 'batch',
-) {
+async function suretyConsumer(store: PostgresStore, pool: pg.Pool, n: number, variant: 'one' | 'concurrent' | 'batch') {
   const transport = await createRabbitMqTransport({ url: AMQP_URL, exchange: EXCHANGE, declareExchange: false });
   await transport.waitUntilReady(10_000);
   let settled = 0;
@@ -240,7 +235,7 @@ async function suretyConsumer(
 }
 
 /** Seeds `rows` due dead letters with multi-row INSERTs, then replays them until none is pending. */
-async function replayRate(store: PostgresOutboxStore, pool: pg.Pool, consumer: Consumer, rows: number) {
+async function replayRate(store: PostgresStore, pool: pg.Pool, consumer: Consumer, rows: number) {
   const wire = encodeEnvelope(createEnvelope({ type: TYPE, payload: PAYLOAD }));
   const now = Date.now();
   const shared = [
@@ -275,10 +270,10 @@ async function replayRate(store: PostgresOutboxStore, pool: pg.Pool, consumer: C
   const start = performance.now();
   for (;;) {
     if ((await job.runOnce()) > 0) continue;
-    if ((await store.countDeadLetters(GROUP)).pending === 0) break;
+    if ((await store.deadLetters.countDeadLetters(GROUP)).pending === 0) break;
   }
   const ms = performance.now() - start;
-  const counts = await store.countDeadLetters(GROUP);
+  const counts = await store.deadLetters.countDeadLetters(GROUP);
   if (counts.resolved !== rows) throw new Error(`replay resolved ${counts.resolved} of ${rows}`);
   if ((await countEffects(pool)) - before !== rows) throw new Error('replay effects do not match the rows');
   return { ms, seedMs };

@@ -4,11 +4,11 @@
  */
 import { silentLogger } from '../src/core/logger.js';
 import { OutboxRelay } from '../src/producer/outbox-relay.js';
-import { createPostgresOutboxStore } from '../src/stores/postgres/index.js';
+import { createPostgresStore } from '../src/stores/postgres/index.js';
 import { createRabbitMqTransport } from '../src/transports/rabbitmq/index.js';
 
 const [pgUrl, schema, amqpUrl, exchange] = process.argv.slice(2) as [string, string, string, string];
-const store = await createPostgresOutboxStore({ connectionString: pgUrl, schema });
+const store = await createPostgresStore({ connectionString: pgUrl, schema });
 const transport = await createRabbitMqTransport({ url: amqpUrl, exchange, declareExchange: false });
 await transport.waitUntilReady(10_000);
 const relay = new OutboxRelay({

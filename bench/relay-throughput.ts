@@ -24,7 +24,7 @@ import { OutboxRelay } from '../src/producer/outbox-relay.js';
 import type { SqlExecutor } from '../src/ports/sql-executor.js';
 import type { RelayOptions } from '../src/producer/relay-options.js';
 import { wireFromRow } from '../src/producer/outbox-rows.js';
-import { createPostgresOutboxStore, type PostgresOutboxStore } from '../src/stores/postgres/index.js';
+import { createPostgresStore, type PostgresStore } from '../src/stores/postgres/index.js';
 import { createRabbitMqTransport } from '../src/transports/rabbitmq/index.js';
 import { startCpuMeter, type CpuPerMessage } from './cpu-usage.js';
 
@@ -56,14 +56,14 @@ async function main(): Promise<void> {
   await admin.assertQueue(QUEUE, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   await admin.bindQueue(QUEUE, EXCHANGE, '#');
   const pool = new pg.Pool({ connectionString: PG_URL, max: PRODUCERS + 4 });
-  const store = await createPostgresOutboxStore({ pool, schema: tag });
+  const store = await createPostgresStore({ pool, schema: tag });
   await store.migrate();
   const outbox = new Outbox({ store });
   // The relays run as deployed: on the store's own pool (pipelined), not on the producers' pool.
   const relayStore =
     process.env.BENCH_RELAY_POOL === 'plain'
       ? store
-      : await createPostgresOutboxStore({ connectionString: PG_URL, schema: tag });
+      : await createPostgresStore({ connectionString: PG_URL, schema: tag });
 
   try {
     console.log(
@@ -212,21 +212,21 @@ async function rawBaseline(conn: amqp.ChannelModel, n: number, withWireHeaders =
   return { rate: rate(n, ms), cpu: used };
 }
 
-async function fill(store: PostgresOutboxStore, outbox: Outbox, n: number): Promise<void> {
+async function fill(store: PostgresStore, outbox: Outbox, n: number): Promise<void> {
   for (let i = 0; i < n; i += 1_000) {
     await store.transaction(async (tx) => {
       for (let j = i; j < Math.min(n, i + 1_000); j++) await outbox.add(tx, { type: 'bench.event', payload: PAYLOAD });
     });
   }
-  await store.pool.query(`ANALYZE ${store.outboxTable}`);
+  await store.pool.query(`ANALYZE ${store.outbox.outboxTable}`);
 }
 
-async function clear(store: PostgresOutboxStore): Promise<void> {
-  await store.pool.query(`TRUNCATE ${store.outboxTable}`);
+async function clear(store: PostgresStore): Promise<void> {
+  await store.pool.query(`TRUNCATE ${store.outbox.outboxTable}`);
 }
 
 /** Claim 500, publish them, wait for every confirm, mark sent, repeat. */
-async function naiveRelay(store: PostgresOutboxStore, outbox: Outbox, n: number): Promise<Throughput> {
+async function naiveRelay(store: PostgresStore, outbox: Outbox, n: number): Promise<Throughput> {
   await clear(store);
   await fill(store, outbox, n);
   const transport = await createRabbitMqTransport({ url: AMQP_URL, exchange: EXCHANGE, declareExchange: false });
@@ -235,10 +235,16 @@ async function naiveRelay(store: PostgresOutboxStore, outbox: Outbox, n: number)
   const start = performance.now();
   let sent = 0;
   for (;;) {
-    const rows = await store.claim({ owner: 'naive', limit: 500, now: Date.now(), leaseMs: 60_000, ordered: false });
+    const rows = await store.outbox.claim({
+      owner: 'naive',
+      limit: 500,
+      now: Date.now(),
+      leaseMs: 60_000,
+      ordered: false,
+    });
     if (rows.length === 0) break;
     await Promise.all(rows.map((r) => transport.publish({ topic: r.topic, message: wireFromRow(r) })));
-    sent += await store.markSent(
+    sent += await store.outbox.markSent(
       rows.map((r) => r.seq),
       Date.now(),
     );
@@ -251,8 +257,8 @@ async function naiveRelay(store: PostgresOutboxStore, outbox: Outbox, n: number)
 }
 
 async function suretyRelay(
-  store: PostgresOutboxStore,
-  relayStore: PostgresOutboxStore,
+  store: PostgresStore,
+  relayStore: PostgresStore,
   outbox: Outbox,
   n: number,
   mode: Pick<RelayOptions, 'lockedClaims'> = {},
@@ -282,7 +288,7 @@ async function suretyRelay(
   const used = cpu.stop(n);
   await relay.stop();
   await transport.close();
-  const stats = await store.stats();
+  const stats = await store.outbox.stats();
   if (stats.sent !== n) throw new Error(`Surety relay marked ${stats.sent} of ${n} sent`);
   return { rate: rate(n, ms), cpu: used };
 }
@@ -291,7 +297,7 @@ async function suretyRelay(
  * Commits one message every 5 ms while a relay in another process, woken only by NOTIFY, publishes
  * them. Latency = that process's confirm time - this process's commit time (same machine clock).
  */
-async function fastPathLatency(store: PostgresOutboxStore, outbox: Outbox) {
+async function fastPathLatency(store: PostgresStore, outbox: Outbox) {
   await clear(store);
   const child = fork(
     fileURLToPath(new URL('./fast-path-relay.ts', import.meta.url)),
@@ -321,7 +327,7 @@ async function fastPathLatency(store: PostgresOutboxStore, outbox: Outbox) {
  * The same pace with the relay in this process, given the outbox: outbox.transaction hands it each
  * committed row, published at once without a claim. Latency = confirm time - commit time.
  */
-async function inProcessFastPath(store: PostgresOutboxStore) {
+async function inProcessFastPath(store: PostgresStore) {
   await clear(store);
   const outbox = new Outbox({ store }); // the relay's own store: it is handed only rows of that very store
   const transport = await createRabbitMqTransport({ url: AMQP_URL, exchange: EXCHANGE, declareExchange: false });
@@ -399,7 +405,7 @@ async function rawConfirmLatency(conn: amqp.ChannelModel) {
  * variant once, in a new random order: a fixed order let one variant inherit another's after-effects
  * (a variant timed after the same one every round came out up to 15 % slower or faster).
  */
-async function insertOverhead(store: PostgresOutboxStore, outbox: Outbox) {
+async function insertOverhead(store: PostgresStore, outbox: Outbox) {
   await clear(store);
   await store.pool.query(
     `CREATE TABLE "${tag}".orders (id BIGSERIAL PRIMARY KEY, customer TEXT NOT NULL, total_cents INT NOT NULL)`,
@@ -408,7 +414,7 @@ async function insertOverhead(store: PostgresOutboxStore, outbox: Outbox) {
   // As with a relay in this process: the row inserted leased to it, checked before the commit, then
   // handed over (taken here without publishing; clear() removes the rows).
   const handing = new Outbox({ store });
-  handing.attachHandoff({ owner: 'bench', leaseMs: 60_000, take: () => [] }, store);
+  handing.attachHandoff({ owner: 'bench', leaseMs: 60_000, take: () => [] }, store.outbox);
   const variants = {
     plain: () => store.transaction((tx) => business(tx)),
     withOutbox: () =>
@@ -442,7 +448,7 @@ async function insertOverhead(store: PostgresOutboxStore, outbox: Outbox) {
       const t = performance.now();
       await variants[name]();
       if (i >= 100) total[name] += performance.now() - t; // the first 100 rounds warm up
-      await store.notificationsSent(); // untimed: the caller does not wait for it, the next run must not either
+      await store.outbox.notificationsSent(); // untimed: the caller does not wait for it, the next run must not either
     }
   }
   return Object.fromEntries(names.map((n) => [n, total[n] / rounds])) as Record<Variant, number>;
@@ -461,7 +467,7 @@ const business = (tx: SqlExecutor) =>
   tx.query(`INSERT INTO "${tag}".orders (customer, total_cents) VALUES ($1, $2)`, ['ada', 1234]);
 
 /** PRODUCERS loops committing business row + outbox row, for 5 s each way. */
-async function concurrentProducers(store: PostgresOutboxStore, outbox: Outbox) {
+async function concurrentProducers(store: PostgresStore, outbox: Outbox) {
   const event = { type: 'order.created', payload: { customer: 'ada', totalCents: 1234 } };
   const measure = async (commit: () => Promise<unknown>) => {
     let n = 0;

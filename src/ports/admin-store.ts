@@ -225,7 +225,7 @@ export interface ActionContext {
    * @example
    * const audit = { at: now, actor: 'alice', role: 'operator', action: 'dlq.replay', target: 'dlq:7',
    *   reason: 'fixed', outcome: 'ok', detail: null } as const;
-   * if (!(await store.requestReplay(7, { actor: 'alice', now, audit }))) console.log('row changed meanwhile');
+   * if (!(await store.admin.requestReplay(7, { actor: 'alice', now, audit }))) console.log('row changed meanwhile');
    */
   readonly audit?: NewAuditEntry;
 }
@@ -257,7 +257,7 @@ export interface AdminStore {
   /**
    * Statuses (in the rows and in `filter.status`) are as of `now`, by default the current time.
    * @example
-   * const orphans = await store.listDeadLetters({ status: ['pending'], group: 'billing' }, { limit: 50 }, clock.now());
+   * const orphans = await store.admin.listDeadLetters({ status: ['pending'], group: 'billing' }, { limit: 50 }, clock.now());
    */
   listDeadLetters(filter: DeadLetterFilter, page: PageRequest, now?: number): Promise<Page<DeadLetterRow>>;
   /** The row with its status as of `now` (default: the current time). */

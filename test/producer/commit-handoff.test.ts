@@ -7,7 +7,7 @@ import { newMessageId } from '../../src/core/envelope.js';
 import { Outbox } from '../../src/producer/outbox.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
 import type { RelayOptions } from '../../src/producer/relay-options.js';
-import type { SqliteOutboxStore } from '../../src/stores/sqlite/index.js';
+import type { SqliteStore } from '../../src/stores/sqlite/index.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { testEnv, uniqueName } from '../support/env.js';
@@ -46,17 +46,17 @@ for (const [name, makeFixture, mode] of variants) {
       relays = [];
       claims = 0;
       claimed = [];
-      counted = Object.create(f.store) as OutboxStore;
+      counted = Object.create(f.store.outbox) as OutboxStore;
       counted.claim = async (req) => {
         claims++;
-        const rows = await f.store.claim(req);
+        const rows = await f.store.outbox.claim(req);
         claimed.push(...rows.map((r) => r.messageId));
         return rows;
       };
-      if (f.store.claimLocked)
+      if (f.store.outbox.claimLocked)
         counted.claimLocked = async (req) => {
           claims++;
-          const batch = await f.store.claimLocked!(req);
+          const batch = await f.store.outbox.claimLocked!(req);
           claimed.push(...batch.rows.map((r) => r.messageId));
           return batch;
         };
@@ -71,7 +71,7 @@ for (const [name, makeFixture, mode] of variants) {
     /** A relay that claims only when woken: no poll, no NOTIFY. */
     const relay = (extra: Partial<RelayOptions> = {}) => {
       const r = new OutboxRelay({
-        store: counted,
+        store: { ...f.store, outbox: counted },
         publisher: transport,
         logger: silentLogger,
         retention: false,
@@ -87,7 +87,7 @@ for (const [name, makeFixture, mode] of variants) {
     const reportingLate = (gate: Promise<void>) => {
       const late = Object.create(counted) as OutboxStore;
       late.insert = async (tx, row, options) => {
-        const res = await f.store.insert(tx, row, options);
+        const res = await f.store.outbox.insert(tx, row, options);
         if (row.type === 'order.created') await gate;
         return res;
       };
@@ -113,8 +113,8 @@ for (const [name, makeFixture, mode] of variants) {
         outbox.add(tx, { type: 'order.created', key: 'o-1', payload: {} }),
       );
       expect(await probe.collect(queue, 1, 10_000)).toEqual([added.messageId]);
-      await waitFor('the row marked sent', async () => (await f.store.get(added.messageId))?.status === 'sent');
-      expect(await f.store.get(added.messageId)).toMatchObject({ claimedBy: null, attempts: 0 });
+      await waitFor('the row marked sent', async () => (await f.store.outbox.get(added.messageId))?.status === 'sent');
+      expect(await f.store.outbox.get(added.messageId)).toMatchObject({ claimedBy: null, attempts: 0 });
       expect(claims).toBe(before); // nobody claimed it: the relay had it from the commit
       expect(claimed).toEqual([]);
 
@@ -136,11 +136,14 @@ for (const [name, makeFixture, mode] of variants) {
         const b = await outbox.add(tx, { type: 'order.paid', payload: {} });
         return [a, b];
       });
-      expect(await f.store.get(undone.messageId)).toBeUndefined();
+      expect(await f.store.outbox.get(undone.messageId)).toBeUndefined();
       expect(await probe.collect(queue, 1, 10_000)).toEqual([kept.messageId]);
-      await waitFor('the kept row marked sent', async () => (await f.store.get(kept.messageId))?.status === 'sent');
+      await waitFor(
+        'the kept row marked sent',
+        async () => (await f.store.outbox.get(kept.messageId))?.status === 'sent',
+      );
       expect(await probe.count(queue)).toBe(0);
-      expect(await f.store.stats()).toMatchObject({ pending: 0, sent: 1 });
+      expect(await f.store.outbox.stats()).toMatchObject({ pending: 0, sent: 1 });
     });
 
     it('makes a commit due at once for any relay when its own relay cannot reach the broker', async () => {
@@ -150,8 +153,8 @@ for (const [name, makeFixture, mode] of variants) {
       await started(relay({ outbox, publisher: own }));
       await own.close(); // its connection is gone: the relay cannot publish what it is handed
       const added = await outbox.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: {} }));
-      await waitFor('the row let go', async () => (await f.store.get(added.messageId))?.claimedBy === null);
-      expect((await f.store.get(added.messageId))!.nextAttemptAt).toBeLessThanOrEqual(Date.now());
+      await waitFor('the row let go', async () => (await f.store.outbox.get(added.messageId))?.claimedBy === null);
+      expect((await f.store.outbox.get(added.messageId))!.nextAttemptAt).toBeLessThanOrEqual(Date.now());
       // Another relay, woken by nothing, finds it due on its first claim, long before the lease (60 s) would end.
       await relay({ store: f.store, pollIntervalMs: 50 }).start();
       expect(await probe.collect(queue, 1, 10_000)).toEqual([added.messageId]);
@@ -165,7 +168,10 @@ for (const [name, makeFixture, mode] of variants) {
       );
       await started(relay({ outbox }));
       expect(await probe.collect(queue, 1, 10_000)).toEqual([first.messageId]);
-      await waitFor('the first row marked sent', async () => (await f.store.get(first.messageId))?.status === 'sent');
+      await waitFor(
+        'the first row marked sent',
+        async () => (await f.store.outbox.get(first.messageId))?.status === 'sent',
+      );
       const commit = outbox.transaction(async (tx) => {
         // MySQL refuses the duplicate with a key error the store recovers from, in the caller's transaction.
         const dup = await outbox.add(tx, { type: 'order.created', key: 'o-1', payload: {} });
@@ -176,13 +182,13 @@ for (const [name, makeFixture, mode] of variants) {
       if (name.startsWith('postgres')) {
         // PostgreSQL aborts the whole transaction: the next add is refused, nothing was written.
         await expect(commit).rejects.toThrow(/current transaction is aborted/);
-        expect(await f.store.stats()).toMatchObject({ pending: 0, sent: 1 });
+        expect(await f.store.outbox.stats()).toMatchObject({ pending: 0, sent: 1 });
         return;
       }
       const [dup, b] = await commit;
       expect(dup).toMatchObject({ duplicate: true, messageId: first.messageId });
       expect(await probe.collect(queue, 1, 10_000)).toEqual([b.messageId]);
-      await waitFor('the row marked sent', async () => (await f.store.get(b.messageId))?.status === 'sent');
+      await waitFor('the row marked sent', async () => (await f.store.outbox.get(b.messageId))?.status === 'sent');
       expect(claimed).toEqual([first.messageId]); // b handed over, not claimed
     });
 
@@ -199,7 +205,7 @@ for (const [name, makeFixture, mode] of variants) {
           const b = await outbox.add(tx, { type: 'order.paid', payload: {} });
           return [a, b] as const;
         });
-        expect(await f.store.get(a.messageId)).toBeUndefined();
+        expect(await f.store.outbox.get(a.messageId)).toBeUndefined();
         // b was let go with a, to a claim: a handed a would have gone out first, at this commit.
         expect(await probe.collect(queue, 1, 10_000)).toEqual([b.messageId]);
         expect(claimed).toEqual([b.messageId]);
@@ -224,7 +230,7 @@ for (const [name, makeFixture, mode] of variants) {
       });
       expect(await probe.collect(queue, 1, 10_000)).toEqual([id]);
       expect(claimed).toEqual([id]); // theirs, claimed; mine was never handed over
-      expect(await f.store.get(id)).toMatchObject({ type: 'order.paid' });
+      expect(await f.store.outbox.get(id)).toMatchObject({ type: 'order.paid' });
     });
 
     it('publishes only the committed one of an add retried with its own id after a rollback to a savepoint', async () => {
@@ -243,7 +249,7 @@ for (const [name, makeFixture, mode] of variants) {
       expect(undone.messageId).toBe(kept.messageId);
       expect(await probe.collect(queue, 1, 10_000)).toEqual([id]);
       expect(claimed).toEqual([id]); // claimed from the table, with the committed payload, not handed from memory
-      await waitFor('the row marked sent', async () => (await f.store.get(id))?.status === 'sent');
+      await waitFor('the row marked sent', async () => (await f.store.outbox.get(id))?.status === 'sent');
       expect(await probe.count(queue)).toBe(0);
     });
 
@@ -285,7 +291,7 @@ for (const [name, makeFixture, mode] of variants) {
       await started(relay({ outbox, publisher: own }));
       await own.close();
       const leased = await outbox.transaction((tx) => outbox.add(tx, { type: 'order.paid', payload: {} }));
-      await waitFor('the row let go', async () => (await f.store.get(leased.messageId))?.claimedBy === null);
+      await waitFor('the row let go', async () => (await f.store.outbox.get(leased.messageId))?.claimedBy === null);
       await relay({ store: f.store, pollIntervalMs: 50 }).start();
       expect(new Set(await probe.collect(queue, 2, 10_000))).toEqual(new Set([plain.messageId, leased.messageId]));
       expect(heard).toBeGreaterThanOrEqual(2); // both commits reached the listener after the failing one
@@ -302,7 +308,7 @@ for (const [name, makeFixture, mode] of variants) {
         await tx.query('ABORT');
         return a;
       });
-      expect(await f.store.get(undone.messageId)).toBeUndefined();
+      expect(await f.store.outbox.get(undone.messageId)).toBeUndefined();
       const after = await outbox.transaction((tx) => outbox.add(tx, { type: 'order.paid', payload: {} }));
       // The undone one would have gone out first, at its own commit.
       expect(await probe.collect(queue, 1, 10_000)).toEqual([after.messageId]);
@@ -320,7 +326,7 @@ for (const [name, makeFixture, mode] of variants) {
         return a;
       });
       await stopping;
-      await waitFor('the row let go', async () => (await f.store.get(added.messageId))?.claimedBy === null);
+      await waitFor('the row let go', async () => (await f.store.outbox.get(added.messageId))?.claimedBy === null);
       await relay({ pollIntervalMs: 50 }).start();
       expect(await probe.collect(queue, 1, 10_000)).toEqual([added.messageId]);
       expect(claimed).toContain(added.messageId); // the stopping relay did not take it
@@ -332,7 +338,7 @@ for (const [name, makeFixture, mode] of variants) {
       const afterCommit = new Promise<void>((r) => (committed = r));
       // The insert runs in the transaction; its result reaches the outbox only once the commit was handed over.
       const late = reportingLate(afterCommit);
-      const outbox = new Outbox({ store: late });
+      const outbox = new Outbox({ store: { outbox: late } });
       await started(relay({ outbox }));
       let adding!: Promise<{ messageId: string }>;
       await outbox.transaction(async (tx) => {
@@ -352,11 +358,11 @@ for (const [name, makeFixture, mode] of variants) {
       // The insert's result reaches the outbox after the check was sent, before the commit is handed over.
       const late = reportingLate(checked);
       late.countRows = (tx, rows) => {
-        const count = f.store.countRows(tx, rows);
+        const count = f.store.outbox.countRows(tx, rows);
         checking();
         return count;
       };
-      const outbox = new Outbox({ store: late });
+      const outbox = new Outbox({ store: { outbox: late } });
       await started(relay({ outbox }));
       let adding!: Promise<{ messageId: string }>;
       await outbox.transaction(async (tx) => {
@@ -375,8 +381,8 @@ for (const [name, makeFixture, mode] of variants) {
       const outbox = new Outbox({ store: f.store });
       const before = await started(relay({ outbox, backoff: { schedule: [60_000] } }));
       const added = await outbox.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: {} }));
-      await waitFor('the failure recorded', async () => (await f.store.get(added.messageId))?.attempts === 1);
-      const row = (await f.store.get(added.messageId))!;
+      await waitFor('the failure recorded', async () => (await f.store.outbox.get(added.messageId))?.attempts === 1);
+      const row = (await f.store.outbox.get(added.messageId))!;
       expect(row).toMatchObject({ status: 'pending', claimedBy: null });
       expect(row.lastError).toMatch(/unroutable|returned|no route/i);
       expect(row.nextAttemptAt).toBeGreaterThan(Date.now() + 30_000);
@@ -391,9 +397,9 @@ for (const [name, makeFixture, mode] of variants) {
         const leases: unknown[] = [];
         older.insert = (tx, row, options) => {
           leases.push(options.lease);
-          return f.store.insert(tx, row, options);
+          return f.store.outbox.insert(tx, row, options);
         };
-        const outbox = new Outbox({ store: older });
+        const outbox = new Outbox({ store: { outbox: older } });
         await started(relay({ outbox }));
         const added = await outbox.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: {} }));
         expect(await probe.collect(queue, 1, 10_000)).toEqual([added.messageId]);
@@ -431,7 +437,7 @@ async function undoer(name: string, f: StoreFixture): Promise<Undo> {
   }
   if (name === 'sqlite') {
     // The driver's own handle, beside the store's transaction.
-    const { db } = f.store as SqliteOutboxStore;
+    const { db } = f.store as SqliteStore;
     return async (_tx, { reopen }) => db.exec(reopen ? 'ROLLBACK; BEGIN' : 'ROLLBACK');
   }
   const procedure = uniqueName('undo');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
-import type { OutboxStore } from '../../src/ports/outbox-store.js';
+import type { Store } from '../../src/ports/store.js';
 import { Outbox } from '../../src/producer/outbox.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
@@ -17,7 +17,7 @@ import { waitFor } from '../support/wait.js';
 const ROWS = 2_000;
 
 /** A fresh relay in this process runs until `rows` rows are sent. */
-async function takeOver(f: { store: OutboxStore }, probe: RabbitProbe, rows: number): Promise<void> {
+async function takeOver(f: { store: Store }, probe: RabbitProbe, rows: number): Promise<void> {
   const transport = await createRabbitMqTransport({ url: testEnv.amqpUrl, exchange: probe.exchange });
   const relay = new OutboxRelay({
     store: f.store,
@@ -28,7 +28,7 @@ async function takeOver(f: { store: OutboxStore }, probe: RabbitProbe, rows: num
   });
   await relay.start();
   try {
-    await waitFor('every row sent', async () => (await f.store.stats()).sent === rows, 60_000);
+    await waitFor('every row sent', async () => (await f.store.outbox.stats()).sent === rows, 60_000);
   } finally {
     await relay.stop();
     await transport.close();
@@ -81,7 +81,7 @@ describe('relay killed with SIGKILL (PostgreSQL -> RabbitMQ)', () => {
       const end = await exited(child);
       expect(end.signal, end.stderr).toBe('SIGKILL');
       expect(end.stdout).toContain(`ready (${claims} claims)`); // it really ran in that mode
-      const before = await f.store.stats();
+      const before = await f.store.outbox.stats();
       expect(before.sent).toBeLessThan(ROWS); // it really died mid-run
 
       // A fresh relay takes over: at once from locks that died with the connection, or once leases expire.
@@ -108,10 +108,10 @@ describe('relay killed with SIGKILL (PostgreSQL -> RabbitMQ)', () => {
         SURETY_CLAIMS: claims,
       });
       const gone = exited(child);
-      const sentBefore = (await f.store.stats()).sent;
+      const sentBefore = (await f.store.outbox.stats()).sent;
       await waitFor(
         'the relay to make progress',
-        async () => (await f.store.stats()).sent > sentBefore + 100,
+        async () => (await f.store.outbox.stats()).sent > sentBefore + 100,
         30_000,
         5,
       );
@@ -182,11 +182,11 @@ describe('producer and relay in one process, killed with SIGKILL (PostgreSQL -> 
       const committed = [...end.stdout.matchAll(/^committed (\S+)$/gm)].map((m) => m[1]!);
       expect(committed.length).toBeGreaterThan(0);
       const { rows } = await f.store.transaction((tx) =>
-        tx.query<{ message_id: string }>(`SELECT message_id FROM ${f.store.outboxTable}`),
+        tx.query<{ message_id: string }>(`SELECT message_id FROM ${f.store.outbox.outboxTable}`),
       );
       const stored = rows.map((r) => r.message_id);
       expect(stored).toEqual(expect.arrayContaining(committed)); // a commit may end unprinted, never unstored
-      const { sent } = await f.store.stats();
+      const { sent } = await f.store.outbox.stats();
       expect(sent).toBeLessThan(stored.length); // it really died with handed rows unmarked
       if (crashAt === 'after-commit') expect(sent).toBeGreaterThan(0); // the handed rows before it went out
 

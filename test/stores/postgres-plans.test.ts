@@ -99,7 +99,7 @@ runHotPathPlanConformance('postgres', async () => {
     ],
     'relay.recordFailure': [
       {
-        label: 'store.recordFailure (owner)',
+        label: 'store.outbox.recordFailure (owner)',
         text: sql.recordFailure(t),
         values: sql.recordFailureValues(failure(seqs[0]!), L.now),
         rows: 1,

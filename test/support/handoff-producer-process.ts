@@ -10,7 +10,7 @@
 import { silentLogger } from '../../src/core/logger.js';
 import { Outbox } from '../../src/producer/outbox.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
-import { createPostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createPostgresStore } from '../../src/stores/postgres/index.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
 
 const env = (name: string) => {
@@ -22,21 +22,22 @@ const crashAt = env('SURETY_CRASH_AT');
 let remaining = Number(env('SURETY_CRASH_AFTER'));
 const die = () => process.kill(process.pid, 'SIGKILL');
 
-const store = await createPostgresOutboxStore({
+const base = await createPostgresStore({
   connectionString: env('SURETY_PG_URL'),
   schema: env('SURETY_PG_SCHEMA'),
 });
-const markSent = store.markSent.bind(store);
-store.markSent = async (seqs, now) => {
+// One outbox concern for the producer and the relay both: the handoff needs them to share it.
+const outboxConcern: typeof base.outbox = Object.create(base.outbox);
+outboxConcern.markSent = async (seqs, now) => {
   if (crashAt === 'before-mark' && --remaining <= 0) die();
-  return markSent(seqs, now);
+  return base.outbox.markSent(seqs, now);
 };
-const claimLocked = store.claimLocked.bind(store);
-store.claimLocked = async (req) => {
-  const batch = await claimLocked(req);
+outboxConcern.claimLocked = async (req) => {
+  const batch = await base.outbox.claimLocked(req);
   if (batch.rows.length > 0) process.stdout.write(`claimed ${batch.rows.length}\n`);
   return batch;
 };
+const store = { ...base, outbox: outboxConcern };
 const transport = await createRabbitMqTransport({ url: env('SURETY_AMQP_URL'), exchange: env('SURETY_EXCHANGE') });
 await transport.waitUntilReady(10_000);
 const outbox = new Outbox({ store });
