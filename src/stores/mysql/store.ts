@@ -2,10 +2,10 @@ import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { DriverMissingError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
-import type { AdminStore, RelayHeartbeatStore } from '../../ports/admin-store.js';
-import type { DeadLetterStore, InboxStore, VersionGuardStore } from '../../ports/consumer-store.js';
 import type { Store } from '../../ports/store.js';
+import { createAdminStore } from '../sql/admin.js';
 import { composeStore } from '../sql/compose-store.js';
+import { createHeartbeatStore } from '../sql/heartbeats.js';
 import type {
   ClaimRequest,
   FailureUpdate,
@@ -22,7 +22,6 @@ import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { applyMigrations } from '../shared/apply-migrations.js';
 import { AsyncMutex } from '../shared/async-mutex.js';
 import type { AdminContext } from '../shared/admin-context.js';
-import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames, type TableNames } from '../shared/naming.js';
 import { recordOutboxFailure } from '../shared/outbox-failure.js';
 import { insertValues, leasedInsertValues, toOutboxRow } from '../shared/outbox-row.js';
@@ -60,7 +59,6 @@ export type MysqlStoreOptions = z.input<typeof optionsSchema>;
 
 /** How long a migrator waits for another one to finish. */
 const MIGRATION_LOCK_SECONDS = 60;
-
 
 /** A store on MySQL or MariaDB: {@link Store} with its pool and table names. */
 export interface MysqlStore extends Store {
@@ -127,17 +125,15 @@ const storeError = storeErrorFor('MySQL');
 /** Per transaction: its key_seq bump and read-back must not interleave with another add's (handlers at once). */
 const keySeqLocks = new WeakMap<SqlExecutor, AsyncMutex>();
 
-type ConsumerOps = InboxStore & DeadLetterStore & VersionGuardStore;
-
 function mysqlStore(core: MysqlSqlStore): MysqlStore {
   return composeStore(
     {
       outbox: core,
-      inbox: core,
-      deadLetters: core,
-      versionGuards: core,
-      heartbeats: core,
-      admin: core,
+      inbox: core.consumer,
+      deadLetters: core.consumer,
+      versionGuards: core.consumer,
+      heartbeats: createHeartbeatStore(core.adminContext),
+      admin: createAdminStore(core.adminContext),
       transaction: core.transaction.bind(core),
       migrate: core.migrate.bind(core),
       close: core.close.bind(core),
@@ -152,20 +148,20 @@ export const createMysqlOutboxStore = createMysqlStore;
 /** @deprecated Renamed {@link MysqlStore}; removed in the next minor version. */
 export type MysqlOutboxStore = MysqlStore;
 
-/** @internal The operations of every concern, until they are split into concern objects. */
-export class MysqlSqlStore extends AdminDelegation implements OutboxStore, ConsumerOps, AdminStore, RelayHeartbeatStore {
+/** @internal The outbox concern on MySQL, with the store's connection (its migrations, transactions, close). */
+export class MysqlSqlStore implements OutboxStore {
   readonly dialect = 'mysql' as const;
   readonly tables;
   readonly outboxTable: string;
-  protected readonly consumer: MysqlConsumerOps;
-  protected readonly admin: AdminContext;
+  /** The inbox, dead-letter and version-guard operations. */
+  readonly consumer: MysqlConsumerOps;
+  readonly adminContext: AdminContext;
 
   constructor(
     readonly pool: MysqlPoolLike,
     private readonly ownsPool: boolean,
     private readonly prefix: string,
   ) {
-    super();
     this.tables = tableNames(prefix, (n) => `\`${n}\``);
     this.outboxTable = this.tables.outbox;
     this.consumer = new MysqlConsumerOps(
@@ -173,7 +169,7 @@ export class MysqlSqlStore extends AdminDelegation implements OutboxStore, Consu
       this.tables,
       prefix,
     );
-    this.admin = {
+    this.adminContext = {
       db: { query: (text, values) => this.run(text, values), transaction: (work) => this.ownTransaction(work) },
       t: this.tables,
       sql: adminSql,

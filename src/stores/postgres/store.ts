@@ -2,10 +2,10 @@ import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { DriverMissingError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
-import type { AdminStore, RelayHeartbeatStore } from '../../ports/admin-store.js';
-import type { DeadLetterStore, InboxStore, VersionGuardStore } from '../../ports/consumer-store.js';
 import type { Store } from '../../ports/store.js';
+import { createAdminStore } from '../sql/admin.js';
 import { composeStore } from '../sql/compose-store.js';
+import { createHeartbeatStore } from '../sql/heartbeats.js';
 import type {
   ClaimRequest,
   FailureUpdate,
@@ -22,7 +22,6 @@ import type {
 import type { SqlExecutor } from '../../ports/sql-executor.js';
 import { applyMigrations } from '../shared/apply-migrations.js';
 import type { AdminContext } from '../shared/admin-context.js';
-import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames, type TableNames } from '../shared/naming.js';
 import { insertValues, leasedInsertValues, toOutboxRow } from '../shared/outbox-row.js';
 import { statsFromRows } from '../shared/stats.js';
@@ -73,7 +72,6 @@ const optionsSchema = z.object({
 });
 
 export type PostgresStoreOptions = z.input<typeof optionsSchema>;
-
 
 /** The outbox concern on PostgreSQL: locked claims, LISTEN and NOTIFY besides the common operations. */
 export type PostgresOutbox = OutboxStore &
@@ -137,17 +135,15 @@ function loadPg(): typeof import('pg') {
   }
 }
 
-type ConsumerOps = InboxStore & DeadLetterStore & VersionGuardStore;
-
 function postgresStore(core: PostgresSqlStore): PostgresStore {
   return composeStore(
     {
       outbox: core,
-      inbox: core,
-      deadLetters: core,
-      versionGuards: core,
-      heartbeats: core,
-      admin: core,
+      inbox: core.consumer,
+      deadLetters: core.consumer,
+      versionGuards: core.consumer,
+      heartbeats: createHeartbeatStore(core.adminContext),
+      admin: createAdminStore(core.adminContext),
       transaction: core.transaction.bind(core),
       migrate: core.migrate.bind(core),
       close: core.close.bind(core),
@@ -162,13 +158,14 @@ export const createPostgresOutboxStore = createPostgresStore;
 /** @deprecated Renamed {@link PostgresStore}; removed in the next minor version. */
 export type PostgresOutboxStore = PostgresStore;
 
-/** @internal The operations of every concern, until they are split into concern objects. */
-export class PostgresSqlStore extends AdminDelegation implements OutboxStore, ConsumerOps, AdminStore, RelayHeartbeatStore {
+/** @internal The outbox concern on PostgreSQL, with the store's connection (its migrations, transactions, close). */
+export class PostgresSqlStore implements OutboxStore {
   readonly dialect = 'postgres' as const;
   readonly tables;
   readonly outboxTable: string;
-  protected readonly consumer: PostgresConsumerOps;
-  protected readonly admin: AdminContext;
+  /** The inbox, dead-letter and version-guard operations. */
+  readonly consumer: PostgresConsumerOps;
+  readonly adminContext: AdminContext;
   private readonly notifier: CommitNotifier;
 
   constructor(
@@ -178,7 +175,6 @@ export class PostgresSqlStore extends AdminDelegation implements OutboxStore, Co
     private readonly prefix: string,
     readonly notifyChannel: string,
   ) {
-    super();
     this.tables = tableNames(prefix, (n) => (schema ? `"${schema}"."${n}"` : `"${n}"`));
     this.outboxTable = this.tables.outbox;
     this.notifier = new CommitNotifier(pool, notifyChannel);
@@ -190,7 +186,7 @@ export class PostgresSqlStore extends AdminDelegation implements OutboxStore, Co
       },
       this.tables,
     );
-    this.admin = {
+    this.adminContext = {
       db: { query: (text, values) => this.query(text, values), transaction: (work) => this.ownTransaction(work) },
       t: this.tables,
       sql: adminSql,

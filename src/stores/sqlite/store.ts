@@ -3,10 +3,10 @@ import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { DriverMissingError, NotMigratedError, StoreError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
-import type { AdminStore, RelayHeartbeatStore } from '../../ports/admin-store.js';
-import type { DeadLetterStore, InboxStore, VersionGuardStore } from '../../ports/consumer-store.js';
 import type { Store } from '../../ports/store.js';
+import { createAdminStore } from '../sql/admin.js';
 import { composeStore } from '../sql/compose-store.js';
+import { createHeartbeatStore } from '../sql/heartbeats.js';
 import type {
   ClaimRequest,
   FailureUpdate,
@@ -22,7 +22,6 @@ import type {
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { applyMigrations } from '../shared/apply-migrations.js';
 import type { AdminContext } from '../shared/admin-context.js';
-import { AdminDelegation } from '../shared/admin-delegation.js';
 import { checkIdentifier, tableNames, type TableNames } from '../shared/naming.js';
 import { recordOutboxFailure } from '../shared/outbox-failure.js';
 import { insertValues, leasedInsertValues, toOutboxRow } from '../shared/outbox-row.js';
@@ -59,7 +58,6 @@ const optionsSchema = z.object({
 });
 
 export type SqliteStoreOptions = z.input<typeof optionsSchema>;
-
 
 /** A store on SQLite: {@link Store} with its database and table names. */
 export interface SqliteStore extends Store {
@@ -137,17 +135,15 @@ function loadBetterSqlite3(): SqliteConstructor {
   }
 }
 
-type ConsumerOps = InboxStore & DeadLetterStore & VersionGuardStore;
-
 function sqliteStore(core: SqliteSqlStore): SqliteStore {
   return composeStore(
     {
       outbox: core,
-      inbox: core,
-      deadLetters: core,
-      versionGuards: core,
-      heartbeats: core,
-      admin: core,
+      inbox: core.consumer,
+      deadLetters: core.consumer,
+      versionGuards: core.consumer,
+      heartbeats: createHeartbeatStore(core.adminContext),
+      admin: createAdminStore(core.adminContext),
       transaction: core.transaction.bind(core),
       migrate: core.migrate.bind(core),
       close: core.close.bind(core),
@@ -162,26 +158,26 @@ export const createSqliteOutboxStore = createSqliteStore;
 /** @deprecated Renamed {@link SqliteStore}; removed in the next minor version. */
 export type SqliteOutboxStore = SqliteStore;
 
-/** @internal The operations of every concern, until they are split into concern objects. */
-export class SqliteSqlStore extends AdminDelegation implements OutboxStore, ConsumerOps, AdminStore, RelayHeartbeatStore {
+/** @internal The outbox concern on SQLite, with the store's connection (its migrations, transactions, close). */
+export class SqliteSqlStore implements OutboxStore {
   readonly dialect = 'sqlite' as const;
   readonly tables;
   readonly outboxTable: string;
-  protected readonly consumer: SqliteConsumerOps;
-  protected readonly admin: AdminContext;
+  /** The inbox, dead-letter and version-guard operations. */
+  readonly consumer: SqliteConsumerOps;
+  readonly adminContext: AdminContext;
 
   constructor(
     readonly db: SqliteDatabaseLike,
     private readonly ownsDb: boolean,
     private readonly prefix: string,
   ) {
-    super();
     registerUnicodeLower(db);
     this.tables = tableNames(prefix, (n) => `"${n}"`);
     this.outboxTable = this.tables.outbox;
     const own = { query: this.run.bind(this), transaction: this.ownTransaction.bind(this) };
     this.consumer = new SqliteConsumerOps({ run: own.query, transaction: own.transaction }, this.tables, prefix);
-    this.admin = { db: own, t: this.tables, sql: adminSql };
+    this.adminContext = { db: own, t: this.tables, sql: adminSql };
   }
 
   /** DDL is transactional in SQLite; BEGIN IMMEDIATE also serialises migrators in other processes. */
