@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewOutboxRow } from '../../src/ports/outbox-store.js';
 import type { Store } from '../../src/ports/store.js';
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
-import type { TableNames } from '../../src/stores/shared/naming.js';
+import type { TableNames } from '../../src/stores/sql/naming.js';
 import { newRow } from '../support/rows.js';
 
 export interface OpenTransaction {

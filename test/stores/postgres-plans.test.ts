@@ -1,7 +1,7 @@
 import * as dl from '../../src/stores/postgres/dead-letter-sql.js';
 import * as inbox from '../../src/stores/postgres/inbox-sql.js';
 import * as sql from '../../src/stores/postgres/outbox-sql.js';
-import { insertValues, leasedInsertValues } from '../../src/stores/shared/outbox-row.js';
+import { insertValues, leasedInsertValues } from '../../src/stores/sql/outbox-row.js';
 import {
   PlanLayout,
   runHotPathPlanConformance,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as adminSql from '../../src/stores/postgres/admin-sql.js';
-import { resendOutboxRows } from '../../src/stores/shared/outbox-resend.js';
+import { resendOutboxRows } from '../../src/stores/sql/outbox-resend.js';
 import { newRow } from '../support/rows.js';
 import { waitFor } from '../support/wait.js';
 import { makePostgresFixture } from './fixtures.js';

@@ -1,7 +1,7 @@
 import { someCause, TransactionAbortedError } from '../../core/errors.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { runScoped } from '../../core/scoped-work.js';
-import { AsyncMutex } from '../shared/async-mutex.js';
+import { AsyncMutex } from '../sql/async-mutex.js';
 
 /** The part of a mysql2/promise `Connection`, `PoolConnection` or `Pool` Surety needs (declared here, not imported). */
 export interface MysqlQueryable {

@@ -19,14 +19,14 @@ import type {
   OutboxStore,
 } from '../../ports/outbox-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
-import { applyMigrations } from '../shared/apply-migrations.js';
-import { AsyncMutex } from '../shared/async-mutex.js';
-import type { AdminContext } from '../shared/admin-context.js';
-import { checkIdentifier, tableNames, type TableNames } from '../shared/naming.js';
-import { recordOutboxFailure } from '../shared/outbox-failure.js';
-import { insertValues, leasedInsertValues, toOutboxRow } from '../shared/outbox-row.js';
-import { purgeSentStepwise, type SentPurgeSql } from '../shared/sent-purge.js';
-import { statsFromRows } from '../shared/stats.js';
+import { applyMigrations } from '../sql/apply-migrations.js';
+import { AsyncMutex } from '../sql/async-mutex.js';
+import type { AdminContext } from '../sql/admin-context.js';
+import { checkIdentifier, tableNames, type TableNames } from '../sql/naming.js';
+import { recordOutboxFailure } from '../sql/outbox-failure.js';
+import { insertValues, leasedInsertValues, toOutboxRow } from '../sql/outbox-row.js';
+import { purgeSentStepwise, type SentPurgeSql } from '../sql/sent-purge.js';
+import { statsFromRows } from '../sql/stats.js';
 import * as adminSql from './admin-sql.js';
 import { MysqlConsumerOps } from './consumer-ops.js';
 import {
@@ -39,7 +39,7 @@ import {
 } from './executor.js';
 import { mysqlMigrations } from './migrations.js';
 import * as sql from './outbox-sql.js';
-import { storeErrorFor } from '../shared/store-error.js';
+import { storeErrorFor } from '../sql/store-error.js';
 
 const optionsSchema = z.object({
   /** An existing mysql2 pool (promise or callback flavour). Either this or `uri`. */

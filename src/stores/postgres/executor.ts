@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { TransactionAbortedError } from '../../core/errors.js';
-import { AsyncMutex } from '../shared/async-mutex.js';
+import { AsyncMutex } from '../sql/async-mutex.js';
 import type { QueryHints, SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { runScoped } from '../../core/scoped-work.js';
 

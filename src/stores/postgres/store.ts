@@ -20,11 +20,11 @@ import type {
   OutboxStore,
 } from '../../ports/outbox-store.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
-import { applyMigrations } from '../shared/apply-migrations.js';
-import type { AdminContext } from '../shared/admin-context.js';
-import { checkIdentifier, tableNames, type TableNames } from '../shared/naming.js';
-import { insertValues, leasedInsertValues, toOutboxRow } from '../shared/outbox-row.js';
-import { statsFromRows } from '../shared/stats.js';
+import { applyMigrations } from '../sql/apply-migrations.js';
+import type { AdminContext } from '../sql/admin-context.js';
+import { checkIdentifier, tableNames, type TableNames } from '../sql/naming.js';
+import { insertValues, leasedInsertValues, toOutboxRow } from '../sql/outbox-row.js';
+import { statsFromRows } from '../sql/stats.js';
 import * as adminSql from './admin-sql.js';
 import { CommitNotifier } from './commit-notifier.js';
 import { PostgresConsumerOps } from './consumer-ops.js';
@@ -40,7 +40,7 @@ import {
 import { claimLocked } from './locked-batch.js';
 import { postgresMigrations } from './migrations.js';
 import * as sql from './outbox-sql.js';
-import { storeErrorFor } from '../shared/store-error.js';
+import { storeErrorFor } from '../sql/store-error.js';
 
 const storeError = storeErrorFor('PostgreSQL');
 

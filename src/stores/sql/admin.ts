@@ -1,9 +1,9 @@
 import type { AdminStore } from '../../ports/admin-store.js';
-import * as actions from '../shared/admin-actions.js';
-import type { AdminContext } from '../shared/admin-context.js';
-import * as jobs from '../shared/admin-jobs.js';
-import * as reads from '../shared/admin-reads.js';
-import * as auditedJobs from '../shared/audited-jobs.js';
+import * as actions from './admin-actions.js';
+import type { AdminContext } from './admin-context.js';
+import * as jobs from './admin-jobs.js';
+import * as reads from './admin-reads.js';
+import * as auditedJobs from './audited-jobs.js';
 
 /**
  * The admin concern of every SQL store: the operations are the same for all dialects, given the

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { StoreError } from '../../core/errors.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { runScoped } from '../../core/scoped-work.js';
-import { AsyncMutex } from '../shared/async-mutex.js';
+import { AsyncMutex } from '../sql/async-mutex.js';
 
 /** The part of a better-sqlite3 `Statement` Surety needs (declared here, not imported from the driver). */
 export interface SqliteStatementLike {

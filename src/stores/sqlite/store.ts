@@ -20,20 +20,20 @@ import type {
   OutboxStore,
 } from '../../ports/outbox-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
-import { applyMigrations } from '../shared/apply-migrations.js';
-import type { AdminContext } from '../shared/admin-context.js';
-import { checkIdentifier, tableNames, type TableNames } from '../shared/naming.js';
-import { recordOutboxFailure } from '../shared/outbox-failure.js';
-import { insertValues, leasedInsertValues, toOutboxRow } from '../shared/outbox-row.js';
-import { purgeSentStepwise, type SentPurgeSql } from '../shared/sent-purge.js';
-import { statsFromRows } from '../shared/stats.js';
+import { applyMigrations } from '../sql/apply-migrations.js';
+import type { AdminContext } from '../sql/admin-context.js';
+import { checkIdentifier, tableNames, type TableNames } from '../sql/naming.js';
+import { recordOutboxFailure } from '../sql/outbox-failure.js';
+import { insertValues, leasedInsertValues, toOutboxRow } from '../sql/outbox-row.js';
+import { purgeSentStepwise, type SentPurgeSql } from '../sql/sent-purge.js';
+import { statsFromRows } from '../sql/stats.js';
 import * as adminSql from './admin-sql.js';
 import { SqliteConsumerOps } from './consumer-ops.js';
 import { sqliteExecutor, sqliteTransaction, withDatabaseLock, type SqliteDatabaseLike } from './executor.js';
 import { sqliteMigrations } from './migrations.js';
 import { registerUnicodeLower } from './unicode-lower.js';
 import * as sql from './outbox-sql.js';
-import { storeErrorFor } from '../shared/store-error.js';
+import { storeErrorFor } from '../sql/store-error.js';
 
 const storeError = storeErrorFor('SQLite');
 
