@@ -256,7 +256,7 @@ export function failureRecord(
   };
 }
 
-/** SQLSTATE 25P02: a statement was refused because an earlier one in the transaction failed. */
+/** The store refused the statement because an earlier one in the transaction failed (PostgreSQL). */
 function abortedBefore(err: unknown): boolean {
-  return (err as { code?: unknown } | null)?.code === '25P02';
+  return err instanceof TransactionAbortedError;
 }

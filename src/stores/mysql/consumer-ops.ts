@@ -24,7 +24,7 @@ import {
 import { AsyncMutex } from '../sql/async-mutex.js';
 import { adminDialect } from './admin-sql.js';
 import * as dl from './dead-letter-sql.js';
-import { isDuplicateKey } from './executor.js';
+import { isDuplicateKey } from './errors.js';
 import * as inbox from './inbox-sql.js';
 import * as guards from './version-guard-sql.js';
 

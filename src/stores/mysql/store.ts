@@ -19,6 +19,7 @@ import type {
   OutboxStore,
 } from '../../ports/outbox-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
+import { storeError } from './errors.js';
 import { applyMigrations } from '../sql/apply-migrations.js';
 import { AsyncMutex } from '../sql/async-mutex.js';
 import type { AdminContext } from '../sql/admin-context.js';
@@ -29,17 +30,10 @@ import { purgeSentStepwise, type SentPurgeSql } from '../sql/sent-purge.js';
 import { statsFromRows } from '../sql/stats.js';
 import * as adminSql from './admin-sql.js';
 import { MysqlConsumerOps } from './consumer-ops.js';
-import {
-  isDeadlock,
-  isDuplicateKey,
-  mysqlExecutor,
-  mysqlTransaction,
-  type MysqlCallbackPoolLike,
-  type MysqlPoolLike,
-} from './executor.js';
+import { isDeadlock, isDuplicateKey, isLockWaitTimeout } from './errors.js';
+import { mysqlExecutor, mysqlTransaction, type MysqlCallbackPoolLike, type MysqlPoolLike } from './executor.js';
 import { mysqlMigrations } from './migrations.js';
 import * as sql from './outbox-sql.js';
-import { storeErrorFor } from '../sql/store-error.js';
 
 const optionsSchema = z.object({
   /** An existing mysql2 pool (promise or callback flavour). Either this or `uri`. */
@@ -113,14 +107,12 @@ async function retryDeadlocks<T>(work: () => Promise<T>, attempts = 4): Promise<
     try {
       return await work();
     } catch (err) {
-      // errno 1205: a lock wait timeout, which rolls back only the statement.
-      if (i >= attempts || !(isDeadlock(err) || (err as { errno?: unknown }).errno === 1205)) throw err;
+      // A lock wait timeout rolls back only the statement.
+      if (i >= attempts || !(isDeadlock(err) || isLockWaitTimeout(err))) throw err;
       await new Promise((r) => setTimeout(r, 5 * i + Math.random() * 10));
     }
   }
 }
-
-const storeError = storeErrorFor('MySQL');
 
 /** Per transaction: its key_seq bump and read-back must not interleave with another add's (handlers at once). */
 const keySeqLocks = new WeakMap<SqlExecutor, AsyncMutex>();

@@ -20,6 +20,7 @@ import type {
   OutboxStore,
 } from '../../ports/outbox-store.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
+import { storeError } from './errors.js';
 import { applyMigrations } from '../sql/apply-migrations.js';
 import type { AdminContext } from '../sql/admin-context.js';
 import { checkIdentifier, tableNames, type TableNames } from '../sql/naming.js';
@@ -40,9 +41,6 @@ import {
 import { claimLocked } from './locked-batch.js';
 import { postgresMigrations } from './migrations.js';
 import * as sql from './outbox-sql.js';
-import { storeErrorFor } from '../sql/store-error.js';
-
-const storeError = storeErrorFor('PostgreSQL');
 
 const optionsSchema = z.object({
   /** An existing pg Pool. Either this or `connectionString`. */

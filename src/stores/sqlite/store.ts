@@ -20,6 +20,7 @@ import type {
   OutboxStore,
 } from '../../ports/outbox-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
+import { storeError } from './errors.js';
 import { applyMigrations } from '../sql/apply-migrations.js';
 import type { AdminContext } from '../sql/admin-context.js';
 import { checkIdentifier, tableNames, type TableNames } from '../sql/naming.js';
@@ -33,9 +34,6 @@ import { sqliteExecutor, sqliteTransaction, withDatabaseLock, type SqliteDatabas
 import { sqliteMigrations } from './migrations.js';
 import { registerUnicodeLower } from './unicode-lower.js';
 import * as sql from './outbox-sql.js';
-import { storeErrorFor } from '../sql/store-error.js';
-
-const storeError = storeErrorFor('SQLite');
 
 const optionsSchema = z.object({
   /** Database file the store opens (and closes), `:memory:` for a private in-memory one. Either this or `database`. */
