@@ -27,6 +27,24 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a rejection');
 }
 
+/** A connection with an open transaction (a pg client, a mysql2 connection). */
+interface Session {
+  query(sql: string): Promise<unknown>;
+}
+
+/** Two transactions that each wait for the row the other updated: the database ends one. Its error. */
+async function deadlockVictim(a: Session, b: Session, table: string): Promise<unknown> {
+  await a.query('BEGIN');
+  await b.query('BEGIN');
+  await a.query(`UPDATE ${table} SET v = 1 WHERE id = 1`);
+  await b.query(`UPDATE ${table} SET v = 1 WHERE id = 2`);
+  const outcomes = await Promise.allSettled([
+    a.query(`UPDATE ${table} SET v = 2 WHERE id = 2`),
+    b.query(`UPDATE ${table} SET v = 2 WHERE id = 1`),
+  ]);
+  return (outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason;
+}
+
 describe('PostgreSQL driver errors', () => {
   const pool = new pg.Pool({ connectionString: testEnv.postgresUrl, max: 4 });
   const schema = uniqueName('pg_errors');
@@ -45,17 +63,7 @@ describe('PostgreSQL driver errors', () => {
     await reset();
     const [a, b] = [await pool.connect(), await pool.connect()];
     try {
-      await a.query('BEGIN');
-      await b.query('BEGIN');
-      await a.query(`UPDATE ${table} SET v = 1 WHERE id = 1`);
-      await b.query(`UPDATE ${table} SET v = 1 WHERE id = 2`);
-      // Each now waits for the other: PostgreSQL ends one of them with 40P01.
-      const outcomes = await Promise.allSettled([
-        a.query(`UPDATE ${table} SET v = 2 WHERE id = 2`),
-        b.query(`UPDATE ${table} SET v = 2 WHERE id = 1`),
-      ]);
-      const failed = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
-      const err = postgresStoreError(failed.reason);
+      const err = postgresStoreError(await deadlockVictim(a, b, table));
       expect(err).toBeInstanceOf(StoreError);
       expect(err.code).toBe('SURETY_STORE_CONFLICT');
       expect((err.cause as { code?: string }).code).toBe('40P01');
@@ -127,16 +135,7 @@ describe('MySQL driver errors', () => {
     await reset();
     const [a, b] = [await pool.getConnection(), await pool.getConnection()];
     try {
-      await a.query('BEGIN');
-      await b.query('BEGIN');
-      await a.query(`UPDATE ${table} SET v = 1 WHERE id = 1`);
-      await b.query(`UPDATE ${table} SET v = 1 WHERE id = 2`);
-      const outcomes = await Promise.allSettled([
-        a.query(`UPDATE ${table} SET v = 2 WHERE id = 2`),
-        b.query(`UPDATE ${table} SET v = 2 WHERE id = 1`),
-      ]);
-      const failed = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
-      const err = mysqlStoreError(failed.reason);
+      const err = mysqlStoreError(await deadlockVictim(a, b, table));
       expect(err.code).toBe('SURETY_STORE_CONFLICT');
       expect((err.cause as { errno?: number }).errno).toBe(1213);
     } finally {

@@ -3,9 +3,7 @@ import { z } from 'zod';
 import { DriverMissingError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
 import type { Store } from '../../ports/store.js';
-import { createAdminStore } from '../sql/admin.js';
 import { composeStore } from '../sql/compose-store.js';
-import { createHeartbeatStore } from '../sql/heartbeats.js';
 import type {
   ClaimRequest,
   FailureUpdate,
@@ -118,20 +116,7 @@ async function retryDeadlocks<T>(work: () => Promise<T>, attempts = 4): Promise<
 const keySeqLocks = new WeakMap<SqlExecutor, AsyncMutex>();
 
 function mysqlStore(core: MysqlSqlStore): MysqlStore {
-  return composeStore(
-    {
-      outbox: core,
-      inbox: core.consumer,
-      deadLetters: core.consumer,
-      versionGuards: core.consumer,
-      heartbeats: createHeartbeatStore(core.adminContext),
-      admin: createAdminStore(core.adminContext),
-      transaction: core.transaction.bind(core),
-      migrate: core.migrate.bind(core),
-      close: core.close.bind(core),
-    },
-    { dialect: core.dialect, pool: core.pool, tables: core.tables },
-  );
+  return composeStore(core, { dialect: core.dialect, pool: core.pool, tables: core.tables });
 }
 
 /** @deprecated Renamed {@link createMysqlStore}, since it returns the whole store; removed in the next minor version. */
