@@ -62,10 +62,15 @@ export class ConsumerRetention {
     const { inboxWindowMs, settledDeadLettersMs, batchSize } = this.options;
     const now = this.clock.now();
     const inbox =
-      inboxWindowMs > 0 ? await this.loop.drain((n) => this.store.inbox.purgeInbox(now - inboxWindowMs, n), batchSize) : 0;
+      inboxWindowMs > 0
+        ? await this.loop.drain((n) => this.store.inbox.purgeInbox(now - inboxWindowMs, n), batchSize)
+        : 0;
     const settledDeadLetters =
       settledDeadLettersMs > 0
-        ? await this.loop.drain((n) => this.store.deadLetters.purgeSettledDeadLetters(now - settledDeadLettersMs, n), batchSize)
+        ? await this.loop.drain(
+            (n) => this.store.deadLetters.purgeSettledDeadLetters(now - settledDeadLettersMs, n),
+            batchSize,
+          )
         : 0;
     if (inbox + settledDeadLetters > 0) this.log.info({ inbox, settledDeadLetters }, 'purged old consumer rows');
     return { inbox, settledDeadLetters };

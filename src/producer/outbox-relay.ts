@@ -79,7 +79,14 @@ export class OutboxRelay {
       wake: () => this.wake(),
       givenUp: () => !this.running && this.inFlight === 0,
     });
-    this.heartbeat = new RelayHeartbeat(o.heartbeats, o.relayId, o.clock, o.heartbeatMs, () => this.lastClaimAt, this.log);
+    this.heartbeat = new RelayHeartbeat(
+      o.heartbeats,
+      o.relayId,
+      o.clock,
+      o.heartbeatMs,
+      () => this.lastClaimAt,
+      this.log,
+    );
   }
 
   /** Whether batches are claimed as row locks (see the class comment). */
