@@ -5,7 +5,7 @@
  * when each handler was first called, by message id.
  */
 import { Consumer, type Subscriber } from '../../src/index.js';
-import { createPostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createPostgresStore } from '../../src/stores/postgres/index.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
 import { TYPE } from '../lib/config.js';
 import { serveContender } from '../lib/contender-entry.js';
@@ -22,7 +22,7 @@ interface Args {
 }
 
 serveContender<Args>(async ({ pgUrl, schema, amqpUrl, exchange, group, handlerConcurrency, record }) => {
-  const store = await createPostgresOutboxStore({ connectionString: pgUrl, schema });
+  const store = await createPostgresStore({ connectionString: pgUrl, schema });
   const transport = await createRabbitMqTransport({ url: amqpUrl, exchange });
   let settled = 0;
   let target = Infinity;

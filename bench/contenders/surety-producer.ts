@@ -5,7 +5,7 @@
  * them at `rate` per second and returns each commit time.
  */
 import { Outbox } from '../../src/index.js';
-import { createPostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createPostgresStore } from '../../src/stores/postgres/index.js';
 import { PAYLOAD, TYPE } from '../lib/config.js';
 import { serveContender } from '../lib/contender-entry.js';
 import { atPace } from '../lib/pace.js';
@@ -23,7 +23,7 @@ interface Go {
 }
 
 serveContender<Args>(async ({ pgUrl, schema, outbox: withOutbox }) => {
-  const store = await createPostgresOutboxStore({ connectionString: pgUrl, schema });
+  const store = await createPostgresStore({ connectionString: pgUrl, schema });
   const outbox = new Outbox({ store });
   const order = `INSERT INTO "${schema}".orders (total) VALUES ($1)`;
   const commit = () =>

@@ -3,7 +3,7 @@
  * many publishes were confirmed (the one hook: onConfirmed counts them); without, once started.
  */
 import { OutboxRelay } from '../../src/index.js';
-import { createPostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createPostgresStore } from '../../src/stores/postgres/index.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
 import { serveContender } from '../lib/contender-entry.js';
 
@@ -15,7 +15,7 @@ interface Args {
 }
 
 serveContender<Args>(async ({ pgUrl, schema, amqpUrl, exchange }) => {
-  const store = await createPostgresOutboxStore({ connectionString: pgUrl, schema });
+  const store = await createPostgresStore({ connectionString: pgUrl, schema });
   const transport = await createRabbitMqTransport({ url: amqpUrl, exchange });
   let confirmed = 0;
   let target = Infinity;

@@ -4,13 +4,13 @@
  */
 import pg from 'pg';
 import { Outbox } from '../../src/index.js';
-import { createPostgresOutboxStore, type PostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createPostgresStore, type PostgresStore } from '../../src/stores/postgres/index.js';
 import { PAYLOAD, PG_URL, TYPE } from './config.js';
 
 export interface Database {
   readonly schema: string;
   readonly pool: pg.Pool;
-  readonly store: PostgresOutboxStore;
+  readonly store: PostgresStore;
   /** Adds `n` pending messages (1 KiB unless `payload` says otherwise) through Surety's Outbox, 1,000 to a transaction. */
   fillOutbox(n: number, payload?: unknown): Promise<void>;
   /** VACUUM ANALYZE every table of the schema: each backlog starts as one that has sat a while. */
@@ -21,7 +21,7 @@ export interface Database {
 export async function openDatabase(schema: string): Promise<Database> {
   const pool = new pg.Pool({ connectionString: PG_URL, max: 4 });
   await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-  const store = await createPostgresOutboxStore({ connectionString: PG_URL, schema });
+  const store = await createPostgresStore({ connectionString: PG_URL, schema });
   await store.migrate();
   await pool.query(`CREATE TABLE "${schema}".orders (id BIGSERIAL PRIMARY KEY, total INT NOT NULL)`);
   await pool.query(`CREATE TABLE "${schema}".effects (id UUID PRIMARY KEY, total INT NOT NULL)`);

@@ -80,7 +80,7 @@ export async function endToEnd(): Promise<ScenarioResult> {
         try {
           let m;
           if (name === CONTENDERS[0]) {
-            await db.pool.query(`TRUNCATE "${tag}".orders, "${tag}".effects, ${db.store.outboxTable}`);
+            await db.pool.query(`TRUNCATE "${tag}".orders, "${tag}".effects, ${db.store.outbox.outboxTable}`);
             await broker.purge();
             const amqp = { amqpUrl: AMQP_URL, exchange: broker.exchange };
             const consumer = await start('surety-consumer', { ...pg, ...amqp, group: broker.queue, record: true });

@@ -34,13 +34,13 @@ export async function flatCost(): Promise<ScenarioResult> {
       const t = performance.now();
       await db.fillOutbox(1, { n: 1 }); // small bodies: the retained rows' size is not what is measured
       await runOnce('surety-relay', relayArgs(db), { messages: 1 });
-      await copySentRow(db.pool, db.store.outboxTable, size - 1);
+      await copySentRow(db.pool, db.store.outbox.outboxTable, size - 1);
       await db.settle();
       fillSeconds.push((performance.now() - t) / 1000);
-      const stats = await db.store.stats();
+      const stats = await db.store.outbox.stats();
       if (stats.sent !== size) throw new Error(`flat fill: ${stats.sent} sent rows, expected ${size}`);
     }
-    const watermarks = await Promise.all(dbs.map((db) => db.store.stats().then((s) => s.sent)));
+    const watermarks = await Promise.all(dbs.map((db) => db.store.outbox.stats().then((s) => s.sent)));
     for (let rep = 0; rep < settings.repetitions; rep++) {
       for (const [i, db] of dbs.entries()) {
         await broker.purge();
@@ -51,10 +51,10 @@ export async function flatCost(): Promise<ScenarioResult> {
         // Back to the same number of retained rows: purge the backlog just sent (newest sent_at) by age is
         // not possible, so it is deleted by its place after the retained ones.
         await db.pool.query(
-          `DELETE FROM ${db.store.outboxTable} WHERE ctid IN (SELECT ctid FROM ${db.store.outboxTable} ORDER BY seq DESC LIMIT $1)`,
+          `DELETE FROM ${db.store.outbox.outboxTable} WHERE ctid IN (SELECT ctid FROM ${db.store.outbox.outboxTable} ORDER BY seq DESC LIMIT $1)`,
           [backlog],
         );
-        if ((await db.store.stats()).sent !== watermarks[i]) throw new Error('flat: retained rows changed');
+        if ((await db.store.outbox.stats()).sent !== watermarks[i]) throw new Error('flat: retained rows changed');
       }
     }
     const big = dbs[1]!;

@@ -26,7 +26,7 @@ export async function outboxLifetime(): Promise<ScenarioResult> {
   };
   try {
     for (let rep = 0; rep < settings.repetitions; rep++) {
-      await db.pool.query(`TRUNCATE "${tag}".orders, ${db.store.outboxTable}`);
+      await db.pool.query(`TRUNCATE "${tag}".orders, ${db.store.outbox.outboxTable}`);
       await broker.purge();
       await db.settle();
       for (const withOutbox of [false, true]) {
@@ -44,7 +44,7 @@ export async function outboxLifetime(): Promise<ScenarioResult> {
         { messages: n },
       );
       record('relay', relay.cpu);
-      const stats = await db.store.stats();
+      const stats = await db.store.outbox.stats();
       if (stats.sent !== n) throw new Error(`relay marked ${stats.sent} of ${n} sent`);
       const purge = await runOnce<{ deleted: number }>(
         'surety-purge',

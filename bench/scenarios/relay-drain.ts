@@ -46,11 +46,11 @@ export async function relayDrain(): Promise<ScenarioResult> {
           if (m.result.sent !== n || left !== 0) throw new Error(`naive relay sent ${m.result.sent} of ${n}`);
           record(name, m);
         } else {
-          await db.pool.query(`TRUNCATE ${db.store.outboxTable}`);
+          await db.pool.query(`TRUNCATE ${db.store.outbox.outboxTable}`);
           await db.fillOutbox(n);
           await db.settle();
           const m = await runOnce('surety-relay', { ...amqp, pgUrl: PG_URL, schema: tag }, { messages: n });
-          const stats = await db.store.stats();
+          const stats = await db.store.outbox.stats();
           if (stats.sent !== n) throw new Error(`Surety relay marked ${stats.sent} of ${n} sent`);
           record(name, m);
         }

@@ -23,7 +23,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { mergeDoctorReports, runDoctor, startAdminServer, type AdminServer } from '../../src/admin/index.js';
 import { Consumer, Outbox, OutboxRelay, PermanentError, ReplayJob } from '../../src/index.js';
-import { createSqliteOutboxStore, type SqliteOutboxStore } from '../../src/stores/sqlite/index.js';
+import { createSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
 import {
   createEmbeddedQueueProbe,
   createEmbeddedTransport,
@@ -149,8 +149,8 @@ console.log('  (tokens made up for this run, valid until it stops; paste one int
 const timer = setInterval(() => void placeOrder(), intervalMs);
 
 /** The SQLite file `<name>.sqlite` with Surety's tables and the service's own table. */
-async function openDatabase(name: string, createTable: string): Promise<SqliteOutboxStore> {
-  const db = await createSqliteOutboxStore({ path: join(dataDir, `${name}.sqlite`) });
+async function openDatabase(name: string, createTable: string): Promise<SqliteStore> {
+  const db = await createSqliteStore({ path: join(dataDir, `${name}.sqlite`) });
   await db.migrate();
   await db.transaction((tx) => tx.query(createTable));
   return db;
@@ -190,8 +190,8 @@ async function shutdown(): Promise<void> {
   await consumer.stop();
   await probe.close();
   await transport.close();
-  const stats = await orders.stats();
-  const letters = await billing.countDeadLetters('billing');
+  const stats = await orders.outbox.stats();
+  const letters = await billing.deadLetters.countDeadLetters('billing');
   await orders.close();
   await billing.close();
   const secs = ((Date.now() - startedAt) / 1000).toFixed(1);

@@ -36,8 +36,8 @@ export type OkEntry = (
  * `noop` when the row's state (or absence) did not allow it, `failed` on an error. A failure's entry
  * holds a stable code and a generic message only, since viewers read the audit; the log has the error.
  * @example
- * await auditedAction(store, logger, spec, async (ok) => {
- *   if (!(await store.requestReplay(7, { actor: 'alice', now, audit: ok({ group: 'billing' }) }))) throw conflict;
+ * await auditedAction(store.admin, logger, spec, async (ok) => {
+ *   if (!(await store.admin.requestReplay(7, { actor: 'alice', now, audit: ok({ group: 'billing' }) }))) throw conflict;
  *   return { changed: true, warnings: [] };
  * });
  */

@@ -5,6 +5,7 @@ import type {
   Actor,
   AdminJob,
   AdminStore,
+  RelayHeartbeatStore,
   AuditEntry,
   DeadLetterEvent,
   Lineage,
@@ -39,16 +40,21 @@ import { jobWindowCutoff, jobWindowWarnings, replayWindowWarnings, resendWindowW
 
 export type { ActionResult } from './action-audit.js';
 
-/** What the admin service needs of a store: the admin port and the inbox lookup (every Surety store has both). */
-export type AdminServiceStore = AdminStore & Pick<InboxStore, 'inboxRecordedAt'>;
+/** What the admin service needs of a store: its admin concern, the inbox lookup and the relay heartbeats. */
+export interface AdminServiceStore {
+  readonly dialect?: string;
+  readonly admin: AdminStore;
+  readonly inbox: Pick<InboxStore, 'inboxRecordedAt'>;
+  readonly heartbeats: Pick<RelayHeartbeatStore, 'relays'>;
+}
 
 const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `must be ${what}`);
 const optionsSchema = z.object({
   store: z.custom<AdminServiceStore>(
     (v) =>
-      typeof (v as Partial<AdminServiceStore> | null)?.listDeadLetters === 'function' &&
-      typeof (v as Partial<AdminServiceStore> | null)?.inboxRecordedAt === 'function',
-    'must be a Surety store (with the admin methods and inboxRecordedAt)',
+      typeof (v as Partial<AdminServiceStore> | null)?.admin?.listDeadLetters === 'function' &&
+      typeof (v as Partial<AdminServiceStore> | null)?.inbox?.inboxRecordedAt === 'function',
+    'must be a Surety store (with its admin and inbox concerns)',
   ),
   /** Editing a dead letter's body before replaying it; off unless enabled. */
   allowEdit: z.boolean().default(false),
@@ -97,11 +103,11 @@ export class AdminService {
   }
 
   async overview(): Promise<Overview> {
-    return this.o.store.overview(this.o.clock.now());
+    return this.o.store.admin.overview(this.o.clock.now());
   }
 
   async listOutbox(filter: OutboxFilterInput = {}, page: PageInput = {}): Promise<Page<OutboxRow>> {
-    return this.o.store.listOutbox(
+    return this.o.store.admin.listOutbox(
       parseInput(outboxFilterSchema, filter, 'filter'),
       parseInput(pageSchema, page, 'page'),
     );
@@ -109,14 +115,14 @@ export class AdminService {
 
   async getOutbox(messageId: string): Promise<OutboxRow & { history: OutboxAttempt[] }> {
     const id = parseInput(messageIdSchema, messageId, 'messageId');
-    const outbox = (await this.o.store.lineage(id, this.o.clock.now()))?.outbox;
+    const outbox = (await this.o.store.admin.lineage(id, this.o.clock.now()))?.outbox;
     if (!outbox) throw new NotFoundError(`no outbox row has message id ${id}`);
     return outbox;
   }
 
   /** Statuses as of the service's clock: a row whose replayer's lease ran out is pending. */
   async listDeadLetters(filter: DeadLetterFilterInput = {}, page: PageInput = {}): Promise<Page<DeadLetterRow>> {
-    return this.o.store.listDeadLetters(
+    return this.o.store.admin.listDeadLetters(
       parseInput(deadLetterFilterSchema, filter, 'filter'),
       parseInput(pageSchema, page, 'page'),
       this.o.clock.now(),
@@ -126,7 +132,7 @@ export class AdminService {
   async getDeadLetter(id: number): Promise<DeadLetterRow & { history: DeadLetterEvent[] }> {
     const now = this.o.clock.now();
     const row = await this.deadLetter(parseInput(rowIdSchema, id, 'id'), now);
-    const lineage = await this.o.store.lineage(row.messageId, now);
+    const lineage = await this.o.store.admin.lineage(row.messageId, now);
     return lineage?.deadLetters.find((d) => d.id === row.id) ?? { ...row, history: [] };
   }
 
@@ -138,23 +144,23 @@ export class AdminService {
 
   /** {@link lineage}, but undefined when this store does not know the message (one store of several may not). */
   async findLineage(messageId: string): Promise<Lineage | undefined> {
-    return this.o.store.lineage(parseInput(messageIdSchema, messageId, 'messageId'), this.o.clock.now());
+    return this.o.store.admin.lineage(parseInput(messageIdSchema, messageId, 'messageId'), this.o.clock.now());
   }
 
   async listAudit(filter: AuditFilterInput = {}, page: PageInput = {}): Promise<Page<AuditEntry>> {
-    return this.o.store.listAudit(
+    return this.o.store.admin.listAudit(
       parseInput(auditFilterSchema, filter, 'filter'),
       parseInput(pageSchema, page, 'page'),
     );
   }
 
   async listJobs(page: PageInput = {}): Promise<Page<AdminJob>> {
-    return this.o.store.listJobs(parseInput(pageSchema, page, 'page'));
+    return this.o.store.admin.listJobs(parseInput(pageSchema, page, 'page'));
   }
 
   async getJob(id: number): Promise<AdminJob> {
     const jobId = parseInput(rowIdSchema, id, 'id');
-    const job = await this.o.store.getJob(jobId);
+    const job = await this.o.store.admin.getJob(jobId);
     if (!job) throw new NotFoundError(`job ${jobId} not found`);
     return job;
   }
@@ -169,9 +175,9 @@ export class AdminService {
     return this.act(actor, 'dlq.replay', `dlq:${rowId}`, why, async (now, ok) => {
       const row = await this.deadLetter(rowId, now);
       if (!REPLAYABLE.has(row.status)) throw this.stateConflict(row, 'replayed', 'pending, dead or ignored');
-      const warnings = await replayWindowWarnings(this.o.store, this.o.inboxWindowMs, row, now);
+      const warnings = await replayWindowWarnings(this.o.store.inbox, this.o.inboxWindowMs, row, now);
       const audit = ok({ messageId: row.messageId, group: row.group }, warnings);
-      if (!(await this.o.store.requestReplay(rowId, { actor: actor.name, now, audit }))) {
+      if (!(await this.o.store.admin.requestReplay(rowId, { actor: actor.name, now, audit }))) {
         throw this.changedMeanwhile(rowId);
       }
       return { changed: true, warnings };
@@ -189,7 +195,7 @@ export class AdminService {
       const row = await this.deadLetter(rowId, now);
       if (!IGNORABLE.has(row.status)) throw this.stateConflict(row, 'ignored', 'pending or dead');
       const audit = ok({ messageId: row.messageId, group: row.group });
-      if (!(await this.o.store.ignoreDeadLetter(rowId, why, { actor: actor.name, now, audit }))) {
+      if (!(await this.o.store.admin.ignoreDeadLetter(rowId, why, { actor: actor.name, now, audit }))) {
         throw this.changedMeanwhile(rowId);
       }
       return { changed: true, warnings: [] };
@@ -208,9 +214,9 @@ export class AdminService {
       if (!this.o.allowEdit) throw new ForbiddenError('editing dead letters is disabled (enable it with allowEdit)');
       const row = await this.deadLetter(rowId, now);
       if (!REPLAYABLE.has(row.status)) throw this.stateConflict(row, 'edited', 'pending, dead or ignored');
-      const warnings = await replayWindowWarnings(this.o.store, this.o.inboxWindowMs, row, now);
+      const warnings = await replayWindowWarnings(this.o.store.inbox, this.o.inboxWindowMs, row, now);
       const audit = ok({ messageId: row.messageId, group: row.group, bodyChars: newBody.length }, warnings);
-      const edited = await this.o.store.editDeadLetter(
+      const edited = await this.o.store.admin.editDeadLetter(
         rowId,
         newBody,
         { actor: actor.name, now, audit },
@@ -226,11 +232,11 @@ export class AdminService {
     const id = parseInput(messageIdSchema, messageId, 'messageId');
     const why = parseInput(optionalReasonSchema, reason, 'reason');
     return this.act(actor, 'outbox.resend', `outbox:${id}`, why, async (now, ok) => {
-      const row = (await this.o.store.lineage(id, now))?.outbox;
+      const row = (await this.o.store.admin.lineage(id, now))?.outbox;
       if (!row) throw new NotFoundError(`no outbox row has message id ${id}`);
       const warnings = resendWindowWarnings(this.o.inboxWindowMs, row.createdAt, now);
       const audit = ok({ previousStatus: row.status, type: row.type }, warnings);
-      if (!(await this.o.store.resendOutbox(id, { actor: actor.name, now, audit }))) {
+      if (!(await this.o.store.admin.resendOutbox(id, { actor: actor.name, now, audit }))) {
         throw new ConflictError(`outbox message ${id} changed or was purged meanwhile; look at it again`);
       }
       return { changed: true, warnings };
@@ -244,7 +250,7 @@ export class AdminService {
       const old = await this.matchesPastWindow(job, now);
       const windowWarnings = old ? jobWindowWarnings(this.o.inboxWindowMs!) : [];
       const warningsFor = (created: AdminJob) => (created.total === 0 ? ['no row matches the filter'] : windowWarnings);
-      const created = await this.o.store.createJob({ ...job, actor: actor.name, now }, (made) =>
+      const created = await this.o.store.admin.createJob({ ...job, actor: actor.name, now }, (made) =>
         ok(
           { kind: job.kind, filter: job.filter, total: made.total, ratePerSecond: job.ratePerSecond },
           warningsFor(made),
@@ -261,11 +267,11 @@ export class AdminService {
     const jobId = parseInput(rowIdSchema, id, 'id');
     const why = parseInput(optionalReasonSchema, reason, 'reason');
     return this.act(actor, 'job.cancel', `job:${jobId}`, why, async (now, ok) => {
-      const job = await this.o.store.getJob(jobId);
+      const job = await this.o.store.admin.getJob(jobId);
       if (!job) throw new NotFoundError(`job ${jobId} not found`);
       if (job.status !== 'running')
         throw new ConflictError(`job ${jobId} is ${job.status}; only a running job can be cancelled`);
-      if (!(await this.o.store.cancelJob(jobId, now, ok({ done: job.done, total: job.total })))) {
+      if (!(await this.o.store.admin.cancelJob(jobId, now, ok({ done: job.done, total: job.total })))) {
         throw new ConflictError(`job ${jobId} finished meanwhile`);
       }
       return { changed: true, warnings: [] };
@@ -281,7 +287,7 @@ export class AdminService {
   ): Promise<R> {
     const who = parseInput(actorSchema, actor, 'actor');
     const now = this.o.clock.now();
-    return auditedAction(this.o.store, this.o.logger, { actor: who, action, target, reason, now }, (ok) =>
+    return auditedAction(this.o.store.admin, this.o.logger, { actor: who, action, target, reason, now }, (ok) =>
       work(now, ok),
     );
   }
@@ -299,14 +305,14 @@ export class AdminService {
     const to = Math.min(job.filter.to ?? cutoff, cutoff);
     const first = { limit: 1 };
     if (job.kind === 'outbox.resend') {
-      return (await this.o.store.listOutbox({ ...job.filter, to }, first)).items.length > 0;
+      return (await this.o.store.admin.listOutbox({ ...job.filter, to }, first)).items.length > 0;
     }
     const status = job.filter.status ?? REPLAY_JOB_DEFAULT;
-    return (await this.o.store.listDeadLetters({ ...job.filter, status, to }, first)).items.length > 0;
+    return (await this.o.store.admin.listDeadLetters({ ...job.filter, status, to }, first)).items.length > 0;
   }
 
   private async deadLetter(id: number, now: number): Promise<DeadLetterRow> {
-    const row = await this.o.store.getDeadLetterById(id, now);
+    const row = await this.o.store.admin.getDeadLetterById(id, now);
     if (!row) throw new NotFoundError(`dead letter ${id} not found`);
     return row;
   }

@@ -19,7 +19,7 @@ interface Entry<T> {
  * passed by the clock: a burst of console tabs costs the database one read. A failure is reused
  * too, so a struggling database is not asked again at once.
  * @example
- * const overview = new SharedRead(() => store.overview(Date.now()), { ttlMs: 2_000, clock: systemClock });
+ * const overview = new SharedRead(() => store.admin.overview(Date.now()), { ttlMs: 2_000, clock: systemClock });
  * const [a, b] = await Promise.all([overview.get(), overview.get()]); // one read
  */
 export class SharedRead<T> {

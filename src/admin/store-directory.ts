@@ -164,7 +164,7 @@ export class StoreDirectory {
     // Readiness is one cheap query, shared: it needs no slot, so busy readers cannot make the server look down.
     const ready = new SharedRead(
       () =>
-        withTimeout(entry.store.relays(), READY_TIMEOUT_MS).then(
+        withTimeout(entry.store.heartbeats.relays(), READY_TIMEOUT_MS).then(
           () => true,
           (err: unknown) => {
             logger.warn({ store: entry.name, err: describeError(err) }, 'readiness check failed');

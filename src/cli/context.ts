@@ -4,15 +4,14 @@ import { AdminService } from '../admin/admin-service.js';
 import { configuredDatabases, namesDatabases, type NamedDatabase } from '../config/databases.js';
 import { loadConfig, type LoadedConfig } from '../config/load-config.js';
 import type { SuretyConfig } from '../config/schema.js';
-import type { Actor, AdminStore } from '../ports/admin-store.js';
-import type { ConsumerStore } from '../ports/consumer-store.js';
-import type { OutboxStore } from '../ports/outbox-store.js';
-import { openOutboxStore } from '../stores/open-store.js';
+import type { Actor } from '../ports/admin-store.js';
+import type { Store } from '../ports/store.js';
+import { openStore as openStoreByUrl } from '../stores/open-store.js';
 import { DatabaseError, UsageError } from './cli-errors.js';
 import type { CliIo } from './io.js';
 
-/** Every Surety store implements all three concerns. */
-export type SuretyStore = OutboxStore & ConsumerStore & AdminStore;
+/** A store the CLI opens, with every concern. */
+export type SuretyStore = Store;
 
 export interface CommonOptions {
   readonly config?: string;
@@ -95,7 +94,7 @@ export interface OpenOptions {
 
 export async function openStore(database: NamedDatabase, options: OpenOptions = {}): Promise<SuretyStore> {
   const { url, tablePrefix, schema } = database;
-  const store = await openOutboxStore({ url, tablePrefix, ...(schema ? { schema } : {}), create: !!options.create });
+  const store = await openStoreByUrl({ url, tablePrefix, ...(schema ? { schema } : {}), create: !!options.create });
   return store as SuretyStore;
 }
 

@@ -82,7 +82,7 @@ export class BatchProcessor {
             outcomes[index] = await this.fail(tx, item, err, now, { permanent: true, poison: true });
           }
         }
-        const fresh = await store.recordInboxBatch(
+        const fresh = await store.inbox.recordInboxBatch(
           tx,
           [...new Set(runnable.map((r) => r.item.message.id))],
           group,
@@ -114,7 +114,7 @@ export class BatchProcessor {
     const ids = [...new Set(items.filter((i) => i.exhausted).map((i) => i.message.id))];
     const handled = new Set<string>();
     for (const id of ids)
-      if ((await this.options.store.inboxRecordedAt(id, this.options.group)) !== undefined) handled.add(id);
+      if ((await this.options.store.inbox.inboxRecordedAt(id, this.options.group)) !== undefined) handled.add(id);
     return handled;
   }
 
@@ -152,7 +152,7 @@ export class BatchProcessor {
       return this.fail(tx, item, err, now, { permanent: true, poison: true });
     }
     await tx.query('SAVEPOINT surety_msg');
-    if (!(await this.options.store.recordInbox(tx, item.message.id, group, now))) {
+    if (!(await this.options.store.inbox.recordInbox(tx, item.message.id, group, now))) {
       await tx.query('RELEASE SAVEPOINT surety_msg');
       return { kind: 'duplicate' };
     }
@@ -164,7 +164,7 @@ export class BatchProcessor {
           envelope: resolved.envelope,
           group,
           replay: item.replay,
-          versions: versionGuard(this.options.store, group, scoped),
+          versions: versionGuard(this.options.store.versionGuards, group, scoped),
         }),
       );
     } catch (handlerError) {
@@ -210,7 +210,7 @@ export class BatchProcessor {
     if (item.replay || (retry.kind === 'broker' && !how.poison && !item.exhausted))
       return { kind: 'failed', error, permanent: how.permanent };
     const failure = failureRecord(item, this.options.group, error, how.poison, now, envelope);
-    const recorded = await this.options.store.recordDeliveryFailure(tx, failure, (attempts) =>
+    const recorded = await this.options.store.deadLetters.recordDeliveryFailure(tx, failure, (attempts) =>
       how.permanent || retry.kind === 'broker'
         ? { status: 'dead', nextRetryAt: null }
         : decideRetry(retry, attempts, now),
@@ -256,7 +256,7 @@ export function failureRecord(
   };
 }
 
-/** SQLSTATE 25P02: a statement was refused because an earlier one in the transaction failed. */
+/** The store refused the statement because an earlier one in the transaction failed (PostgreSQL). */
 function abortedBefore(err: unknown): boolean {
-  return (err as { code?: unknown } | null)?.code === '25P02';
+  return err instanceof TransactionAbortedError;
 }

@@ -5,7 +5,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { InvalidOptionError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { loggerOption, parseOptions } from '../core/options.js';
-import type { ConsumerStore } from '../ports/consumer-store.js';
+import type { ConsumerStore } from '../ports/store.js';
 import type { Subscriber } from '../ports/transport.js';
 import type { ConsumerRetentionOptions } from './consumer-retention.js';
 
@@ -133,7 +133,7 @@ export interface ResolvedConsumerOptions {
 
 export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsumerOptions {
   const { store, transport, clock, onDead, registry: _registry, ...rest } = options;
-  if (!store) throw new InvalidOptionError('consumer.store', 'is required (a ConsumerStore)');
+  if (!store) throw new InvalidOptionError('consumer.store', 'is required (a Surety store)');
   if (!transport) throw new InvalidOptionError('consumer.transport', 'is required (a Subscriber)');
   const o = parseOptions(schema, rest, 'consumer');
   if (o.deadLetters && o.brokerRetry) {

@@ -2,7 +2,7 @@ import type { Clock } from '../core/clock.js';
 import { describeError } from '../core/errors.js';
 import { PeriodicPurge } from '../core/periodic-purge.js';
 import type { Logger } from '../core/logger.js';
-import type { ConsumerStore } from '../ports/consumer-store.js';
+import type { ConsumerStore } from '../ports/store.js';
 
 export interface ConsumerRetentionOptions {
   /**
@@ -37,7 +37,7 @@ export class ConsumerRetention {
   private readonly loop: PeriodicPurge;
 
   constructor(
-    private readonly store: Pick<ConsumerStore, 'purgeInbox' | 'purgeSettledDeadLetters'>,
+    private readonly store: Pick<ConsumerStore, 'inbox' | 'deadLetters'>,
     private readonly clock: Clock,
     private readonly options: ConsumerRetentionOptions,
     private readonly log: Logger,
@@ -62,10 +62,15 @@ export class ConsumerRetention {
     const { inboxWindowMs, settledDeadLettersMs, batchSize } = this.options;
     const now = this.clock.now();
     const inbox =
-      inboxWindowMs > 0 ? await this.loop.drain((n) => this.store.purgeInbox(now - inboxWindowMs, n), batchSize) : 0;
+      inboxWindowMs > 0
+        ? await this.loop.drain((n) => this.store.inbox.purgeInbox(now - inboxWindowMs, n), batchSize)
+        : 0;
     const settledDeadLetters =
       settledDeadLettersMs > 0
-        ? await this.loop.drain((n) => this.store.purgeSettledDeadLetters(now - settledDeadLettersMs, n), batchSize)
+        ? await this.loop.drain(
+            (n) => this.store.deadLetters.purgeSettledDeadLetters(now - settledDeadLettersMs, n),
+            batchSize,
+          )
         : 0;
     if (inbox + settledDeadLetters > 0) this.log.info({ inbox, settledDeadLetters }, 'purged old consumer rows');
     return { inbox, settledDeadLetters };

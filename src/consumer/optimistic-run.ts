@@ -37,7 +37,7 @@ export async function runHandlers(
 ): Promise<void> {
   const { group, perKeySerial } = options;
   const gate = new StatementGate(tx);
-  const versions = versionGuard(options.store, group, gate.executor);
+  const versions = versionGuard(options.store.versionGuards, group, gate.executor);
   const runner = new KeyedRunner(options.handlerConcurrency);
   const settle = async () => {
     const failures = await runner.drain();

@@ -114,7 +114,7 @@ export class ReplayJob {
   private async pass(): Promise<{ claimed: number; resolved: number }> {
     const { store, clock, group } = this.consumer.options;
     const { claim, chunk: size } = this.sizes;
-    const rows = await store.claimDue({
+    const rows = await store.deadLetters.claimDue({
       owner: this.owner,
       group,
       now: clock.now(),
@@ -160,7 +160,7 @@ export class ReplayJob {
         permanent || retry.kind !== 'dead-letter-table'
           ? { status: 'dead' as const, nextRetryAt: null }
           : decideRetry(retry, attempts, now);
-      if (await store.reschedule({ id: row.id, owner: this.owner, attempts, decision, error, now })) {
+      if (await store.deadLetters.reschedule({ id: row.id, owner: this.owner, attempts, decision, error, now })) {
         this.consumer.metrics.replayed(decision.status === 'dead' ? 'dead' : 'rescheduled');
         if (decision.status === 'dead') this.consumer.notifyDead(row.messageId, attempts, error);
         logger.warn(
@@ -169,7 +169,7 @@ export class ReplayJob {
         );
       }
     }
-    const resolved = await store.markResolvedMany(done, this.owner, clock.now());
+    const resolved = await store.deadLetters.markResolvedMany(done, this.owner, clock.now());
     this.consumer.metrics.replayed('resolved', resolved);
     return resolved;
   }

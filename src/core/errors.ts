@@ -18,6 +18,8 @@ export type SuretyErrorCode =
   | 'SURETY_CONNECTION_LOST'
   | 'SURETY_TRANSPORT_CLOSED'
   | 'SURETY_STORE_FAILED'
+  | 'SURETY_STORE_CONFLICT'
+  | 'SURETY_STORE_BUSY'
   | 'SURETY_TRANSACTION_ABORTED'
   | 'SURETY_TRANSACTION_ENDED'
   | 'SURETY_MIGRATION_FAILED'
@@ -86,10 +88,28 @@ export class PublishError extends SuretyError {
   }
 }
 
-/** A database operation of a store failed. */
+/**
+ * Codes of a {@link StoreError}. `SURETY_STORE_CONFLICT`: the database ended the transaction as a
+ * deadlock victim or a serialization failure; `SURETY_STORE_BUSY`: a lock was not granted in time
+ * (SQLite's busy database, MySQL's lock wait timeout). Neither says anything about the work: running
+ * it again is the remedy.
+ */
+export type StoreErrorCode = 'SURETY_STORE_FAILED' | 'SURETY_STORE_CONFLICT' | 'SURETY_STORE_BUSY';
+
+/**
+ * A database operation of a store failed; each dialect derives `code` from its driver's error codes.
+ * @example
+ * if (err instanceof StoreError && err.code === 'SURETY_STORE_CONFLICT') retry();
+ */
 export class StoreError extends SuretyError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('SURETY_STORE_FAILED', message, options);
+  declare readonly code: StoreErrorCode;
+
+  constructor(message: string, options?: { cause?: unknown; code?: StoreErrorCode }) {
+    super(
+      options?.code ?? 'SURETY_STORE_FAILED',
+      message,
+      options && 'cause' in options ? { cause: options.cause } : {},
+    );
   }
 }
 

@@ -225,7 +225,7 @@ export interface ActionContext {
    * @example
    * const audit = { at: now, actor: 'alice', role: 'operator', action: 'dlq.replay', target: 'dlq:7',
    *   reason: 'fixed', outcome: 'ok', detail: null } as const;
-   * if (!(await store.requestReplay(7, { actor: 'alice', now, audit }))) console.log('row changed meanwhile');
+   * if (!(await store.admin.requestReplay(7, { actor: 'alice', now, audit }))) console.log('row changed meanwhile');
    */
   readonly audit?: NewAuditEntry;
 }
@@ -239,12 +239,25 @@ export interface EditOptions {
   readonly replay?: boolean;
 }
 
+/** Relay heartbeats (`store.heartbeats`): written by relays, read by operators and the doctor. */
+export interface RelayHeartbeatStore {
+  /** Upserts the relay's heartbeat row (called by the relay every few seconds); a stopped row runs again. */
+  recordHeartbeat(heartbeat: RelayHeartbeat): Promise<void>;
+  /**
+   * A graceful stop: marks the relay's row stopped at `at`, so operators and the doctor tell a relay
+   * that stopped from one that never ran, and drops rows that stopped more than a day before `at`.
+   */
+  recordRelayStopped(relayId: string, at: number): Promise<void>;
+  /** Heartbeats of relays that have not stopped (see {@link Overview.relays}). */
+  relays(): Promise<RelayHeartbeat[]>;
+}
+
 export interface AdminStore {
   listOutbox(filter: OutboxFilter, page: PageRequest): Promise<Page<OutboxRow>>;
   /**
    * Statuses (in the rows and in `filter.status`) are as of `now`, by default the current time.
    * @example
-   * const orphans = await store.listDeadLetters({ status: ['pending'], group: 'billing' }, { limit: 50 }, clock.now());
+   * const orphans = await store.admin.listDeadLetters({ status: ['pending'], group: 'billing' }, { limit: 50 }, clock.now());
    */
   listDeadLetters(filter: DeadLetterFilter, page: PageRequest, now?: number): Promise<Page<DeadLetterRow>>;
   /** The row with its status as of `now` (default: the current time). */
@@ -255,16 +268,6 @@ export interface AdminStore {
    */
   lineage(messageId: string, now?: number): Promise<Lineage | undefined>;
   overview(now: number): Promise<Overview>;
-
-  /** Upserts the relay's heartbeat row (called by the relay every few seconds); a stopped row runs again. */
-  recordHeartbeat(heartbeat: RelayHeartbeat): Promise<void>;
-  /**
-   * A graceful stop: marks the relay's row stopped at `at`, so operators and the doctor tell a relay
-   * that stopped from one that never ran, and drops rows that stopped more than a day before `at`.
-   */
-  recordRelayStopped(relayId: string, at: number): Promise<void>;
-  /** Heartbeats of relays that have not stopped (see {@link Overview.relays}). */
-  relays(): Promise<RelayHeartbeat[]>;
 
   /**
    * pending, dead or ignored (as of `ctx.now`) -> pending, due now. False when the row is replaying

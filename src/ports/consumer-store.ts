@@ -1,4 +1,3 @@
-import type { Migrator } from './outbox-store.js';
 import type { SqlExecutor } from './sql-executor.js';
 
 /**
@@ -146,12 +145,4 @@ export interface VersionGuardStore {
   raiseVersion(tx: SqlExecutor, guard: VersionGuardKey, version: number): Promise<boolean>;
   /** The guard's committed version, undefined when it has none. */
   guardedVersion(guard: VersionGuardKey): Promise<number | undefined>;
-}
-
-/** The consumer side of a store: its own transaction, inbox, dead letters and version guards. */
-export interface ConsumerStore extends InboxStore, DeadLetterStore, VersionGuardStore, Migrator {
-  readonly dialect: 'postgres' | 'mysql' | 'sqlite';
-  /** Runs `work` in a transaction on the store's connection; commits or rolls back and rethrows. */
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
 }

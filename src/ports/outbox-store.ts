@@ -168,17 +168,14 @@ export interface OutboxAdmin {
   get(messageId: string): Promise<OutboxRow | undefined>;
 }
 
-/** Schema ownership: idempotent, safe to run from several processes at once. */
-export interface Migrator {
-  migrate(): Promise<void>;
-}
-
-/** The outbox concern of a store. Later concerns (inbox, dead letters, admin) are separate ports. */
-export interface OutboxStore extends OutboxWriter, OutboxRelayStore, OutboxAdmin, Migrator {
-  readonly dialect: 'postgres' | 'mysql' | 'sqlite';
+/** The outbox concern of a store (`store.outbox`): written by producers, claimed and settled by relays. */
+export interface OutboxStore extends OutboxWriter, OutboxRelayStore, OutboxAdmin {
   /** Fully qualified name of the outbox table, for operators and tests. */
   readonly outboxTable: string;
-  /** Runs `work` in a transaction on the store's own connection; commits or rolls back and rethrows. */
+  /**
+   * Runs `work` in a transaction on the store's own connection (the store's `transaction`); commits or
+   * rolls back and rethrows.
+   */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /**
    * How many of these rows `tx` sees in the outbox, each matched by seq and message id both. Run before
@@ -186,5 +183,4 @@ export interface OutboxStore extends OutboxWriter, OutboxRelayStore, OutboxAdmin
    * have undone them; the seq tells them apart from another transaction's row with the same id.
    */
   countRows(tx: SqlExecutor, rows: readonly RowRef[]): Promise<number>;
-  close(): Promise<void>;
 }

@@ -6,8 +6,11 @@ import type { SqlExecutor } from '../ports/sql-executor.js';
 import { rowFromEnvelope } from './outbox-rows.js';
 
 export interface OutboxOptions {
-  /** Where rows are written. A full store also enables {@link Outbox.transaction}. */
-  store: OutboxWriter | OutboxStore;
+  /**
+   * The store whose outbox concern the rows are written to. A full outbox concern (a Surety store's)
+   * also enables {@link Outbox.transaction}.
+   */
+  store: { readonly outbox: OutboxWriter | OutboxStore };
   /**
    * Assign per-ordering-key commit-order sequence numbers; needed when the relay runs `ordered`.
    * Every add must then give `orderingKey` (the entity whose messages keep their order): `key` is
@@ -55,7 +58,7 @@ export class Outbox {
   private readonly own = new WeakSet<SqlExecutor>();
 
   constructor(options: OutboxOptions) {
-    this.store = options.store;
+    this.store = options.store.outbox;
     this.ordered = options.ordered ?? false;
     this.notifyAfterCommit = options.notifyAfterCommit ?? false;
     this.clock = options.clock ?? systemClock;

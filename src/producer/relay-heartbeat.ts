@@ -1,16 +1,10 @@
 import { hostname } from 'node:os';
 import type { Clock } from '../core/clock.js';
 import { describeError } from '../core/errors.js';
-import type { AdminStore } from '../ports/admin-store.js';
-import type { OutboxRelayStore } from '../ports/outbox-store.js';
+import type { RelayHeartbeatStore } from '../ports/admin-store.js';
 import type { Logger } from '../core/logger.js';
 
-type HeartbeatStore = Pick<AdminStore, 'recordHeartbeat' | 'recordRelayStopped'>;
-
-/** Stores with the admin tables keep relay heartbeats; a bare outbox store does not. */
-const keepsHeartbeats = (store: OutboxRelayStore): store is OutboxRelayStore & HeartbeatStore =>
-  typeof (store as Partial<HeartbeatStore>).recordHeartbeat === 'function' &&
-  typeof (store as Partial<HeartbeatStore>).recordRelayStopped === 'function';
+export type HeartbeatStore = Pick<RelayHeartbeatStore, 'recordHeartbeat' | 'recordRelayStopped'>;
 
 /** Every `intervalMs`, while started: who the relay is and when it last claimed, for operators and doctor. */
 export class RelayHeartbeat {
@@ -19,7 +13,8 @@ export class RelayHeartbeat {
   private startedAt = 0;
 
   constructor(
-    private readonly store: OutboxRelayStore,
+    /** Undefined for a relay given a bare outbox concern: it keeps no heartbeats. */
+    private readonly store: HeartbeatStore | undefined,
     private readonly relayId: string,
     private readonly clock: Clock,
     private readonly intervalMs: number,
@@ -29,7 +24,7 @@ export class RelayHeartbeat {
 
   start(): void {
     const store = this.store;
-    if (!keepsHeartbeats(store)) return;
+    if (!store) return;
     this.startedAt = this.clock.now();
     const beat = () => {
       // One write at a time: a slow database must not pile them up.
@@ -42,7 +37,7 @@ export class RelayHeartbeat {
   /** Marks the row stopped, after any write in flight (which would otherwise mark it running again). */
   async stop(): Promise<void> {
     const store = this.store;
-    if (!this.timer || !keepsHeartbeats(store)) return;
+    if (!this.timer || !store) return;
     clearInterval(this.timer);
     this.timer = undefined;
     await this.write;

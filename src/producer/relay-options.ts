@@ -5,6 +5,7 @@ import { createBackoff, type Backoff } from '../core/backoff.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { parseOptions } from '../core/options.js';
 import type { OutboxRow, OutboxRelayStore } from '../ports/outbox-store.js';
+import type { HeartbeatStore } from './relay-heartbeat.js';
 import type { Publisher } from '../ports/transport.js';
 import type { Logger } from '../core/logger.js';
 import type { Outbox } from './outbox.js';
@@ -52,8 +53,15 @@ const schema = z.object({
   heartbeatMs: ms(100, 600_000).default(5_000),
 });
 
+/** What a relay uses of a store. */
+export interface RelayStore {
+  readonly outbox: OutboxRelayStore;
+  readonly heartbeats?: HeartbeatStore;
+}
+
 export interface RelayOptions extends z.input<typeof schema> {
-  store: OutboxRelayStore;
+  /** The store (its `outbox` concern, and its `heartbeats` where it keeps them). */
+  store: RelayStore;
   publisher: Publisher;
   /** In-process outbox: its `transaction()` and `committed()` wake this relay at once. */
   outbox?: Outbox;
@@ -74,7 +82,10 @@ export interface RelayOptions extends z.input<typeof schema> {
 export interface ResolvedRelayOptions extends Readonly<Omit<z.output<typeof schema>, 'relayId' | 'backoff'>> {
   readonly relayId: string;
   readonly backoff: Backoff;
+  /** The store's outbox concern. */
   readonly store: OutboxRelayStore;
+  /** The store's heartbeats concern, if it has one. */
+  readonly heartbeats: HeartbeatStore | undefined;
   readonly publisher: Publisher;
   readonly outbox: Outbox | undefined;
   readonly clock: Clock;
@@ -94,7 +105,7 @@ export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions
     registry: _registry,
     ...rest
   } = options;
-  if (!store) throw new TypeError('relay: "store" is required');
+  if (!store?.outbox) throw new TypeError('relay: "store" is required (a Surety store, with its outbox)');
   if (!publisher) throw new TypeError('relay: "publisher" is required');
   const o = parseOptions(schema, rest, 'relay');
   const backoff = createBackoff(o.backoff, 'relay.backoff');
@@ -102,7 +113,8 @@ export function resolveRelayOptions(options: RelayOptions): ResolvedRelayOptions
     ...o,
     relayId: o.relayId ?? `${hostname().slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`,
     backoff,
-    store,
+    store: store.outbox,
+    heartbeats: store.heartbeats,
     publisher,
     outbox,
     clock: clock ?? systemClock,

@@ -1,8 +1,6 @@
 import { InvalidOptionError } from '../core/errors.js';
 import { redact } from '../core/redact.js';
-import type { AdminStore } from '../ports/admin-store.js';
-import type { ConsumerStore } from '../ports/consumer-store.js';
-import type { OutboxStore } from '../ports/outbox-store.js';
+import type { Store } from '../ports/store.js';
 
 export interface OpenStoreOptions {
   /** `postgres://…`, `mysql://…` / `mariadb://…`, or `sqlite:<path>` (`sqlite::memory:` for memory). */
@@ -18,17 +16,19 @@ export interface OpenStoreOptions {
 }
 
 /**
- * Opens the store a URL names (outbox, consumer and admin concerns in one object); the driver
- * module loads only for that database.
+ * Opens the store a URL names; the driver module loads only for that database.
+ * @example
+ * const store = await openStore({ url: process.env.DATABASE_URL! });
+ * await store.migrate();
  */
-export async function openOutboxStore(options: OpenStoreOptions): Promise<OutboxStore & ConsumerStore & AdminStore> {
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const { url, tablePrefix, schema, create = true } = options;
   const scheme = /^([a-z0-9+]+):/i.exec(url)?.[1]?.toLowerCase();
   switch (scheme) {
     case 'postgres':
     case 'postgresql': {
-      const { createPostgresOutboxStore } = await import('./postgres/index.js');
-      return createPostgresOutboxStore({
+      const { createPostgresStore } = await import('./postgres/index.js');
+      return createPostgresStore({
         connectionString: url,
         ...(tablePrefix ? { tablePrefix } : {}),
         ...(schema ? { schema } : {}),
@@ -36,15 +36,15 @@ export async function openOutboxStore(options: OpenStoreOptions): Promise<Outbox
     }
     case 'mysql':
     case 'mariadb': {
-      const { createMysqlOutboxStore } = await import('./mysql/index.js');
-      return createMysqlOutboxStore({
+      const { createMysqlStore } = await import('./mysql/index.js');
+      return createMysqlStore({
         uri: url.replace(/^mariadb:/i, 'mysql:'),
         ...(tablePrefix ? { tablePrefix } : {}),
       });
     }
     case 'sqlite': {
-      const { createSqliteOutboxStore } = await import('./sqlite/index.js');
-      return createSqliteOutboxStore({
+      const { createSqliteStore } = await import('./sqlite/index.js');
+      return createSqliteStore({
         path: url.slice('sqlite:'.length),
         ...(tablePrefix ? { tablePrefix } : {}),
         fileMustExist: !create,
@@ -57,6 +57,9 @@ export async function openOutboxStore(options: OpenStoreOptions): Promise<Outbox
       );
   }
 }
+
+/** @deprecated Renamed {@link openStore}; removed in the next minor version. */
+export const openOutboxStore = openStore;
 
 // Callers that open stores also show their URLs.
 export { redact };

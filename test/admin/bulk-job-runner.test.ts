@@ -50,7 +50,7 @@ describe('JobRunner (SQLite)', () => {
     return r;
   };
   const newJob = (ratePerSecond: number) =>
-    store.createJob({
+    store.admin.createJob({
       kind: 'dlq.replay',
       filter: { group },
       reason: null,
@@ -85,15 +85,19 @@ describe('JobRunner (SQLite)', () => {
     const job = await newJob(40);
     const a = runner('runner-a');
     a.start();
-    await waitFor('runner a to make progress', async () => (await store.getJob(job.id))!.done >= 20, 10_000);
+    await waitFor('runner a to make progress', async () => (await store.admin.getJob(job.id))!.done >= 20, 10_000);
     await a.stop();
-    const held = (await store.getJob(job.id))!;
+    const held = (await store.admin.getJob(job.id))!;
     expect(held).toMatchObject({ status: 'running', owner: null, leaseUntil: null });
     expect(held.done).toBeLessThan(60);
     const b = runner('runner-b');
     b.start();
-    await waitFor('runner b to finish the job', async () => (await store.getJob(job.id))!.status === 'done', 20_000);
-    expect((await store.getJob(job.id))!).toMatchObject({ owner: 'runner-b', done: 60, changed: 60 });
+    await waitFor(
+      'runner b to finish the job',
+      async () => (await store.admin.getJob(job.id))!.status === 'done',
+      20_000,
+    );
+    expect((await store.admin.getJob(job.id))!).toMatchObject({ owner: 'runner-b', done: 60, changed: 60 });
     const counts = await eventsPerRow(job.id);
     expect(counts).toHaveLength(60);
     expect(counts.every((n) => n === 1)).toBe(true);
@@ -106,9 +110,9 @@ describe('JobRunner (SQLite)', () => {
     const job = await newJob(1_000);
     runner('runner-a').start();
     await waitFor('a failed batch', () => log.said('warn', 'admin job batch failed'), 10_000);
-    expect((await store.getJob(job.id))!.done).toBe(0);
+    expect((await store.admin.getJob(job.id))!.done).toBe(0);
     await renameEvents('events_away', events);
-    await waitFor('the job to finish', async () => (await store.getJob(job.id))!.status === 'done', 20_000);
+    await waitFor('the job to finish', async () => (await store.admin.getJob(job.id))!.status === 'done', 20_000);
     expect(await eventsPerRow(job.id)).toEqual(Array(10).fill(1));
   });
 
@@ -119,8 +123,8 @@ describe('JobRunner (SQLite)', () => {
     try {
       const job = await newJob(1_000);
       runner('runner-a', { maxBatchFailures: 3 }).start();
-      await waitFor('the job to fail', async () => (await store.getJob(job.id))!.status === 'failed', 20_000);
-      const failed = (await store.getJob(job.id))!;
+      await waitFor('the job to fail', async () => (await store.admin.getJob(job.id))!.status === 'failed', 20_000);
+      const failed = (await store.admin.getJob(job.id))!;
       // Viewers read the job: no table name, driver message or SQL reaches them.
       expect(failed.error).toBe("SURETY_STORE_FAILED: 3 batches in a row failed; the job runner's log has the error");
       expect(failed.done).toBe(0);
@@ -130,7 +134,7 @@ describe('JobRunner (SQLite)', () => {
     } finally {
       await renameEvents('events_gone', events);
     }
-    const rows = (await store.listDeadLetters({ group }, { limit: 10 })).items;
+    const rows = (await store.admin.listDeadLetters({ group }, { limit: 10 })).items;
     expect(rows.every((r) => r.status === 'dead')).toBe(true);
   });
 
@@ -139,11 +143,15 @@ describe('JobRunner (SQLite)', () => {
     const job = await newJob(50); // batches of 10 rows, at least 200 ms apart
     const a = runner('runner-a');
     a.start();
-    await waitFor("runner a's first batch", async () => (await store.getJob(job.id))!.done >= 10, 10_000, 5);
+    await waitFor("runner a's first batch", async () => (await store.admin.getJob(job.id))!.done >= 10, 10_000, 5);
     await a.stop(); // during its pacing wait, just after the batch
     runner('runner-b').start();
-    await waitFor('runner b to finish the job', async () => (await store.getJob(job.id))!.status === 'done', 20_000);
-    expect(await store.getJob(job.id)).toMatchObject({ owner: 'runner-b', done: 40, changed: 40 });
+    await waitFor(
+      'runner b to finish the job',
+      async () => (await store.admin.getJob(job.id))!.status === 'done',
+      20_000,
+    );
+    expect(await store.admin.getJob(job.id)).toMatchObject({ owner: 'runner-b', done: 40, changed: 40 });
     const starts = await batchStarts(job.id);
     expect(starts.length).toBeGreaterThanOrEqual(4);
     const gaps = starts.slice(1).map((at, i) => at - starts[i]!);
@@ -156,7 +164,7 @@ describe('JobRunner (SQLite)', () => {
     f.store.db.pragma('busy_timeout = 100');
     const job = await newJob(50); // batches of 10 rows
     runner('runner-a', { maxBatchFailures: 1 }).start();
-    await waitFor('the first batch', async () => (await store.getJob(job.id))!.done >= 10, 10_000, 5);
+    await waitFor('the first batch', async () => (await store.admin.getJob(job.id))!.done >= 10, 10_000, 5);
     // Another process's writer, as a second connection to the file: the store cannot begin its batches.
     const other = new Database(f.path);
     other.exec('BEGIN IMMEDIATE');
@@ -167,8 +175,8 @@ describe('JobRunner (SQLite)', () => {
         10_000,
       );
       other.exec('ROLLBACK');
-      await waitFor('the job to finish', async () => (await store.getJob(job.id))!.status !== 'running', 20_000);
-      expect(await store.getJob(job.id)).toMatchObject({ status: 'done', done: 40, changed: 40, error: null });
+      await waitFor('the job to finish', async () => (await store.admin.getJob(job.id))!.status !== 'running', 20_000);
+      expect(await store.admin.getJob(job.id)).toMatchObject({ status: 'done', done: 40, changed: 40, error: null });
       expect(log.said('warn', 'admin job batch failed')).toBe(false);
       const conflict = log.lines.info.find(([m]) => m.includes('lock conflict'))!;
       expect(conflict[1]).toMatchObject({ jobId: job.id, err: expect.stringMatching(/database is locked/) });
@@ -194,7 +202,7 @@ describe('JobRunner (PostgreSQL)', () => {
     const store = f.store as unknown as AdminTestStore;
     const group = uniqueName('g');
     await seedDeadLetters(store, 10, { group });
-    const job = await store.createJob({
+    const job = await store.admin.createJob({
       kind: 'dlq.replay',
       filter: { group },
       reason: null,
@@ -229,8 +237,8 @@ describe('JobRunner (PostgreSQL)', () => {
       // Closes the cycle; returns once the batch is rolled back.
       await holder.query(`SELECT id FROM ${store.tables.adminJobs} WHERE id = $1 FOR UPDATE`, [job.id]);
       await holder.query('ROLLBACK');
-      await waitFor('the job to finish', async () => (await store.getJob(job.id))!.status !== 'running', 20_000);
-      expect(await store.getJob(job.id)).toMatchObject({ status: 'done', done: 10, changed: 10, error: null });
+      await waitFor('the job to finish', async () => (await store.admin.getJob(job.id))!.status !== 'running', 20_000);
+      expect(await store.admin.getJob(job.id)).toMatchObject({ status: 'done', done: 10, changed: 10, error: null });
       const conflict = log.lines.info.find(([m]) => m.includes('lock conflict'));
       expect(conflict?.[1]).toMatchObject({ jobId: job.id, err: expect.stringMatching(/deadlock/) });
       expect(log.said('warn', 'admin job batch failed')).toBe(false);

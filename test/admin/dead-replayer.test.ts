@@ -45,9 +45,9 @@ for (const dialect of Object.keys(storeFixtures) as (keyof typeof storeFixtures)
         const message = wire({ type: 'order.created', key, payload: { key } });
         const record = failureRecord({ message, topic: 'orders', replay: false }, group, 'timeout', false, 1_000);
         await fx.store.transaction((tx) =>
-          fx.store.recordDeliveryFailure(tx, record, () => ({ status: 'pending', nextRetryAt: 1_000 })),
+          fx.store.deadLetters.recordDeliveryFailure(tx, record, () => ({ status: 'pending', nextRetryAt: 1_000 })),
         );
-        rows.push((await fx.store.getDeadLetter(record.messageId, group))!);
+        rows.push((await fx.store.deadLetters.getDeadLetter(record.messageId, group))!);
       }
       return rows;
     }
@@ -71,7 +71,7 @@ for (const dialect of Object.keys(storeFixtures) as (keyof typeof storeFixtures)
       });
       const end = await exited(child);
       expect(end.signal, end.stderr).toBe('SIGKILL');
-      const held = (await fx.store.getDeadLetter(rows[0]!.messageId, group))!;
+      const held = (await fx.store.deadLetters.getDeadLetter(rows[0]!.messageId, group))!;
       expect(held.status).toBe('replaying');
       const all = rows.map((r) => r.id).reverse();
 
@@ -120,7 +120,7 @@ for (const dialect of Object.keys(storeFixtures) as (keyof typeof storeFixtures)
       expect(
         await bulk({ kind: 'dlq.ignore', filter: { group, key: 'bulk-ignore', status: 'pending' }, reason: 'x' }),
       ).toMatchObject({ total: 1, changed: 1 });
-      const after = await Promise.all(rows.map((r) => fx.store.getDeadLetter(r.messageId, group)));
+      const after = await Promise.all(rows.map((r) => fx.store.deadLetters.getDeadLetter(r.messageId, group)));
       expect(after.map((r) => [r!.status, r!.claimedBy])).toEqual([
         ['pending', null],
         ['ignored', null],
@@ -132,7 +132,13 @@ for (const dialect of Object.keys(storeFixtures) as (keyof typeof storeFixtures)
       // A row under a live lease is still refused.
       const liveGroup = uniqueName('g');
       const [live] = await replayable(liveGroup, ['live']);
-      await fx.store.claimDue({ owner: 'alive', group: liveGroup, now: clock.now(), limit: 1, leaseMs: 5 * MIN });
+      await fx.store.deadLetters.claimDue({
+        owner: 'alive',
+        group: liveGroup,
+        now: clock.now(),
+        limit: 1,
+        leaseMs: 5 * MIN,
+      });
       for (const action of ['replay', 'ignore']) {
         const refused = await op('POST', `/api/dead-letters/${live!.id}/${action}`, { reason: 'no' });
         expect(refused.status, action).toBe(409);

@@ -42,7 +42,7 @@ describe('doctor and relays that are gone (PostgreSQL)', () => {
     await relay.start();
     const outbox = new Outbox({ store: f.store });
     await f.store.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: { n: 0 } }));
-    await waitFor('the relay to publish', async () => (await f.store.stats()).sent === 1);
+    await waitFor('the relay to publish', async () => (await f.store.outbox.stats()).sent === 1);
     await relay.stop();
     return { relayId: relay.id, stoppedAt: Date.now() };
   }
@@ -51,7 +51,7 @@ describe('doctor and relays that are gone (PostgreSQL)', () => {
     const { relayId } = await relayThatStopped();
     const outbox = new Outbox({ store: f.store });
     await f.store.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: { n: 1 } }));
-    expect(await f.store.relays()).toEqual([]); // no relay runs
+    expect(await f.store.heartbeats.relays()).toEqual([]); // no relay runs
 
     const report = await runDoctor({ store: f.store, now: Date.now() + 5 * MIN });
     const stopped = `no relay is running: the last one, ${relayId} on ${hostname()}, stopped cleanly 5 min ago`;
@@ -72,7 +72,8 @@ describe('doctor and relays that are gone (PostgreSQL)', () => {
     const judgedAt = Date.now() + 10 * MIN;
     // Rows written 5 s before the doctor looks; meanwhile a consumer group fails every message.
     await f.store.transaction(async (tx) => {
-      for (let i = 0; i < 3; i++) await f.store.insert(tx, newRow({ createdAt: judgedAt - 5_000 }), { ordered: false });
+      for (let i = 0; i < 3; i++)
+        await f.store.outbox.insert(tx, newRow({ createdAt: judgedAt - 5_000 }), { ordered: false });
     });
     await seedDeadLetters(f.store as never, 6, { group: uniqueName('g'), status: 'pending', at: judgedAt - MIN });
 
@@ -87,7 +88,7 @@ describe('doctor and relays that are gone (PostgreSQL)', () => {
 
   it('young rows while a relay has only just stopped are not a failure yet', async () => {
     const { stoppedAt } = await relayThatStopped();
-    await f.store.transaction((tx) => f.store.insert(tx, newRow({ createdAt: stoppedAt }), { ordered: false }));
+    await f.store.transaction((tx) => f.store.outbox.insert(tx, newRow({ createdAt: stoppedAt }), { ordered: false }));
     const report = await runDoctor({ store: f.store, now: stoppedAt + 10_000 });
     expect(check(report, 'producer.pending').level).toBe('ok');
   });

@@ -61,7 +61,7 @@ function deadLetter(over: Partial<DeadLetterRow>): DeadLetterRow {
 }
 
 function store(o: Overview, deadLetters: DeadLetterRow[] = [], outbox: Partial<OutboxRow>[] = []): DoctorStore {
-  return {
+  const admin: DoctorStore['admin'] = {
     overview: async () => o,
     listOutbox: async () => ({ items: outbox as OutboxRow[], nextBefore: null }),
     listDeadLetters: async (filter) => ({
@@ -69,6 +69,7 @@ function store(o: Overview, deadLetters: DeadLetterRow[] = [], outbox: Partial<O
       nextBefore: null,
     }),
   };
+  return { admin };
 }
 
 const due = (over: Partial<Overview['dueRetries'][number]> = {}): Overview['dueRetries'][number] => ({

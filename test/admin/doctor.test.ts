@@ -84,7 +84,7 @@ describe('doctor (PostgreSQL + RabbitMQ)', () => {
     const relayId = await readyLine(child);
     const outbox = new Outbox({ store: f.store });
     await f.store.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: { n: 1 } }));
-    await waitFor('the relay to publish', async () => (await f.store.stats()).sent === 1);
+    await waitFor('the relay to publish', async () => (await f.store.outbox.stats()).sent === 1);
     await ch.purgeQueue(queue);
 
     const healthy = await doctor(queue);
@@ -97,7 +97,7 @@ describe('doctor (PostgreSQL + RabbitMQ)', () => {
     expect((await killed).signal).toBe('SIGKILL');
     for (let i = 0; i < 5; i++)
       await f.store.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: { n: i } }));
-    expect((await f.store.relays()).map((r) => r.relayId)).toEqual([relayId]); // the dead relay's row stays
+    expect((await f.store.heartbeats.relays()).map((r) => r.relayId)).toEqual([relayId]); // the dead relay's row stays
 
     // Fourteen minutes later (an injected clock; the relay's real heartbeat row stopped at the kill).
     const report = await doctor(queue, Date.now() + 14 * MIN);
@@ -156,7 +156,7 @@ describe('doctor (PostgreSQL + RabbitMQ)', () => {
     try {
       for (let i = 0; i < 10; i++)
         await t.publish({ topic: 'order.created', message: wire({ type: 'order.created', payload: { i } }) });
-      await waitFor('10 dead letters', async () => (await f.store.countDeadLetters(queue)).pending === 10);
+      await waitFor('10 dead letters', async () => (await f.store.deadLetters.countDeadLetters(queue)).pending === 10);
 
       const report = await doctor(queue);
       expect(report.verdict).toMatchObject({

@@ -40,8 +40,8 @@ for (const dialect of Object.keys(storeFixtures) as (keyof typeof storeFixtures)
       await fx?.close();
     });
 
-    const row = async (id: number) => (await fx.store.getDeadLetterById(id))!;
-    const audit = async (target: string) => (await fx.store.listAudit({ target }, { limit: 50 })).items;
+    const row = async (id: number) => (await fx.store.admin.getDeadLetterById(id))!;
+    const audit = async (target: string) => (await fx.store.admin.listAudit({ target }, { limit: 50 })).items;
 
     it('replays a dead letter: due now, a replay_requested event by the operator, an audit entry with the reason', async () => {
       const group = uniqueName('g');
@@ -66,13 +66,19 @@ for (const dialect of Object.keys(storeFixtures) as (keyof typeof storeFixtures)
       const group = uniqueName('g');
       const [a] = await seedDeadLetters(fx.store, 1, { group, status: 'pending', at: Date.now() - HOUR });
       // A replayer takes the row and resolves it.
-      const claimed = await fx.store.claimDue({ owner: 'r1', group, now: Date.now(), limit: 10, leaseMs: 60_000 });
+      const claimed = await fx.store.deadLetters.claimDue({
+        owner: 'r1',
+        group,
+        now: Date.now(),
+        limit: 10,
+        leaseMs: 60_000,
+      });
       expect(claimed.map((r) => r.id)).toEqual([a!.id]);
       const busy = await op('POST', `/api/dead-letters/${a!.id}/replay`, {});
       expect(busy.status).toBe(409);
       expect(busy.body.error).toMatchObject({ code: 'SURETY_CONFLICT' });
       expect(busy.body.error.message).toMatch(/is replaying; only pending, dead or ignored rows can be replayed/);
-      await fx.store.markResolved(a!.id, 'r1', Date.now());
+      await fx.store.deadLetters.markResolved(a!.id, 'r1', Date.now());
       const ignore = await op('POST', `/api/dead-letters/${a!.id}/ignore`, { reason: 'late' });
       expect(ignore.status).toBe(409);
       expect(ignore.body.error.message).toMatch(/is resolved/);
@@ -122,7 +128,7 @@ for (const dialect of Object.keys(storeFixtures) as (keyof typeof storeFixtures)
       const after = await row(dead!.id);
       expect(after.body).toBe('{"j":99}');
       expect(after.status).toBe('pending');
-      const history = (await fx.store.lineage(dead!.messageId))!.deadLetters[0]!.history;
+      const history = (await fx.store.admin.lineage(dead!.messageId))!.deadLetters[0]!.history;
       expect(history.map((e) => e.kind)).toEqual(['dead', 'edited', 'replay_requested']);
       expect(history[1]).toMatchObject({ actor: 'olga', detail: dead!.body });
     });
@@ -130,7 +136,7 @@ for (const dialect of Object.keys(storeFixtures) as (keyof typeof storeFixtures)
     it('resends an outbox message that was already sent, with the same id, as a new attempt', async () => {
       const [messageId] = await seedOutbox(fx.store, 1);
       await sendAllOutbox(fx.store);
-      expect((await fx.store.lineage(messageId!))!.outbox!.status).toBe('sent');
+      expect((await fx.store.admin.lineage(messageId!))!.outbox!.status).toBe('sent');
       const res = await op('POST', `/api/outbox/${messageId}/resend`, { reason: 'consumer lost it' });
       expect(res.status, res.text).toBe(200);
       expect(res.body.changed).toBe(true);
@@ -152,8 +158,8 @@ for (const dialect of Object.keys(storeFixtures) as (keyof typeof storeFixtures)
         ...(await seedDeadLetters(fx.store, 1, { group: `${group}d`, at: now - 2 * HOUR })),
       ];
       await fx.store.transaction(async (tx) => {
-        await fx.store.recordInbox(tx, oldRecentInbox!.messageId, oldRecentInbox!.group, now - 60_000);
-        await fx.store.recordInbox(tx, oldOldInbox!.messageId, oldOldInbox!.group, now - 3 * HOUR);
+        await fx.store.inbox.recordInbox(tx, oldRecentInbox!.messageId, oldRecentInbox!.group, now - 60_000);
+        await fx.store.inbox.recordInbox(tx, oldOldInbox!.messageId, oldOldInbox!.group, now - 3 * HOUR);
       });
       const replay = async (id: number) =>
         (await lenientApi.call('POST', `/api/dead-letters/${id}/replay`, { token: fx.tokens.operator })).body;
@@ -197,7 +203,7 @@ for (const dialect of Object.keys(storeFixtures) as (keyof typeof storeFixtures)
         20_000,
       );
       expect((await op('GET', `/api/jobs/${id}`)).body).toMatchObject({ done: 20, changed: 20 });
-      const rows = (await fx.store.listDeadLetters({ group }, { limit: 100 })).items;
+      const rows = (await fx.store.admin.listDeadLetters({ group }, { limit: 100 })).items;
       expect(rows.every((r) => r.status === 'ignored' && r.ignoredReason === 'bulk: order service retired')).toBe(true);
       expect((await audit(`job:${id}`))[0]).toMatchObject({ action: 'job.create', outcome: 'ok' });
 
@@ -227,11 +233,11 @@ for (const dialect of Object.keys(storeFixtures) as (keyof typeof storeFixtures)
     it('acts on every row only with "all": true, replaying no ignored row unless named, and ends empty jobs at once', async () => {
       const group = uniqueName('g');
       const [deadRow, ignored] = await seedDeadLetters(fx.store, 2, { group, status: 'dead' });
-      await fx.store.ignore(ignored!.id, 'customer cancelled', Date.now());
-      const before = (await fx.store.listJobs({ limit: 1 })).items[0]?.id ?? 0;
+      await fx.store.deadLetters.ignore(ignored!.id, 'customer cancelled', Date.now());
+      const before = (await fx.store.admin.listJobs({ limit: 1 })).items[0]?.id ?? 0;
       const refused = await op('POST', '/api/jobs', { kind: 'dlq.replay', reason: 'no filter' });
       expect(refused.status, refused.text).toBe(400);
-      expect((await fx.store.listJobs({ limit: 1 })).items[0]?.id ?? 0).toBe(before);
+      expect((await fx.store.admin.listJobs({ limit: 1 })).items[0]?.id ?? 0).toBe(before);
 
       const all = await op('POST', '/api/jobs', { kind: 'dlq.replay', all: true, ratePerSecond: 10_000 });
       expect(all.status, all.text).toBe(202);

@@ -29,8 +29,8 @@ describe('admin HTTP authentication and CSRF (SQLite)', () => {
   });
   afterAll(async () => fx?.close());
 
-  const statusOf = async (id: number) => (await fx.store.getDeadLetterById(id))!.status;
-  const auditCount = async () => (await fx.store.listAudit({}, { limit: 500 })).items.length;
+  const statusOf = async (id: number) => (await fx.store.admin.getDeadLetterById(id))!.status;
+  const auditCount = async () => (await fx.store.admin.listAudit({}, { limit: 500 })).items.length;
 
   /** Every route of the OpenAPI document with its path parameters filled in. */
   async function allRoutes(): Promise<{ method: string; path: string }[]> {
@@ -110,9 +110,9 @@ describe('admin HTTP authentication and CSRF (SQLite)', () => {
       expect(res.body.error.message).toMatch(/operator role/);
     }
     expect(await statusOf(id)).toBe('dead');
-    expect((await fx.store.listJobs({ limit: 10 })).items).toHaveLength(0);
-    expect((await fx.store.lineage(messageId))!.outbox!.history).toHaveLength(0);
-    const refused = (await fx.store.listAudit({ actor: 'victor' }, { limit: 50 })).items;
+    expect((await fx.store.admin.listJobs({ limit: 10 })).items).toHaveLength(0);
+    expect((await fx.store.admin.lineage(messageId))!.outbox!.history).toHaveLength(0);
+    const refused = (await fx.store.admin.listAudit({ actor: 'victor' }, { limit: 50 })).items;
     expect(refused.map((e) => [e.action, e.outcome]).sort()).toEqual(
       [
         ['dlq.edit', 'refused'],

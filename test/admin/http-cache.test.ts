@@ -13,29 +13,39 @@ import { uniqueName } from '../support/env.js';
 import { storeFixtures } from '../support/stores.js';
 import { ManualClock, waitFor } from '../support/wait.js';
 
-/** The real store, with every method call counted; `hold` makes calls of one method wait until released. */
+/**
+ * The real store, with every method call of the concerns the console reads counted; `hold` makes calls
+ * of one method wait until released.
+ */
 function watched(store: AdminTestStore) {
   const calls = new Map<string, number>();
   const held = { method: '', running: 0, maxRunning: 0, release: () => {}, gate: Promise.resolve() };
-  const proxy = new Proxy(store, {
-    get(target, prop) {
-      const value: unknown = Reflect.get(target, prop, target);
-      if (typeof value !== 'function') return value;
-      const name = String(prop);
-      return async (...args: unknown[]) => {
-        calls.set(name, (calls.get(name) ?? 0) + 1);
-        if (name !== held.method) return (value as (...a: unknown[]) => unknown).apply(target, args);
-        held.running++;
-        held.maxRunning = Math.max(held.maxRunning, held.running);
-        try {
-          await held.gate;
-          return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-        } finally {
-          held.running--;
-        }
-      };
-    },
-  });
+  const watch = <T extends object>(concern: T): T =>
+    new Proxy(concern, {
+      get(target, prop) {
+        const value: unknown = Reflect.get(target, prop, target);
+        if (typeof value !== 'function') return value;
+        const name = String(prop);
+        return async (...args: unknown[]) => {
+          calls.set(name, (calls.get(name) ?? 0) + 1);
+          if (name !== held.method) return (value as (...a: unknown[]) => unknown).apply(target, args);
+          held.running++;
+          held.maxRunning = Math.max(held.maxRunning, held.running);
+          try {
+            await held.gate;
+            return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          } finally {
+            held.running--;
+          }
+        };
+      },
+    });
+  const proxy: AdminTestStore = {
+    ...store,
+    admin: watch(store.admin),
+    heartbeats: watch(store.heartbeats),
+    inbox: watch(store.inbox),
+  };
   return {
     store: proxy,
     count: (method: string) => calls.get(method) ?? 0,

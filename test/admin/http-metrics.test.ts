@@ -9,7 +9,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Consumer } from '../../src/consumer/consumer.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import { createEmbeddedTransport, type EmbeddedTransport } from '../../src/transports/embedded/index.js';
 import { makeSqliteFixture } from '../stores/sqlite-fixture.js';
 import { startTestAdminServer, type TestAdminServer } from '../support/admin-fixture.js';

@@ -251,7 +251,7 @@ describe('the edit route takes what the edit schema allows (SQLite)', () => {
       body: { body, reason: 'trim the note' },
     });
     expect(edited.status, edited.text.slice(0, 300)).toBe(200);
-    expect((await fx.store.getDeadLetterById(dead!.id))!.body).toBe(body);
+    expect((await fx.store.admin.getDeadLetterById(dead!.id))!.body).toBe(body);
 
     const ignore = await fx.api.call('POST', `/api/dead-letters/${dead!.id}/ignore`, {
       token: fx.tokens.operator,

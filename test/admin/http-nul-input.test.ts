@@ -49,13 +49,13 @@ describe('a NUL in admin input (PostgreSQL)', () => {
       'body.body',
     ],
   ])('POST with a NUL in %s is 400 naming the field and changes nothing', async (_what, path, body, field) => {
-    const before = await fx.store.listAudit({}, { limit: 50 });
+    const before = await fx.store.admin.listAudit({}, { limit: 50 });
     const url = typeof path === 'function' ? path() : path;
     const res = await fx.api.call('POST', url, { token: fx.tokens.operator, body });
     expect(res.status, res.text).toBe(400);
     expect(res.body.error.code).toBe('SURETY_INVALID_INPUT');
     expect(res.body.error.message).toBe(`${field}: must not contain U+0000 (NUL)`);
-    expect(await fx.store.listAudit({}, { limit: 50 })).toEqual(before);
+    expect(await fx.store.admin.listAudit({}, { limit: 50 })).toEqual(before);
     expect(errorLines()).toEqual([]);
   });
 });

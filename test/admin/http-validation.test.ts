@@ -37,13 +37,13 @@ describe('admin HTTP input validation (SQLite)', () => {
   async function snapshot(): Promise<string> {
     const s = fx.store;
     const [dead, outbox, audit, jobs, lineage] = await Promise.all([
-      s.listDeadLetters({}, { limit: 500 }),
-      s.listOutbox({}, { limit: 500 }),
-      s.listAudit({}, { limit: 500 }),
-      s.listJobs({ limit: 500 }),
-      s.lineage(messageId),
+      s.admin.listDeadLetters({}, { limit: 500 }),
+      s.admin.listOutbox({}, { limit: 500 }),
+      s.admin.listAudit({}, { limit: 500 }),
+      s.admin.listJobs({ limit: 500 }),
+      s.admin.lineage(messageId),
     ]);
-    const history = await s.lineage((await s.getDeadLetterById(id))!.messageId);
+    const history = await s.admin.lineage((await s.admin.getDeadLetterById(id))!.messageId);
     return JSON.stringify({ dead, outbox, audit, jobs, lineage, history });
   }
 

@@ -67,12 +67,12 @@ describe('inbox-window warning of bulk jobs (PostgreSQL)', () => {
   it('a resend warns only for old outbox rows', async () => {
     const type = `t.${uniqueName('x')}`;
     await store.transaction((tx) =>
-      store.insert(tx, newRow({ type, createdAt: Date.now() - 60_000 }), { ordered: false }),
+      store.outbox.insert(tx, newRow({ type, createdAt: Date.now() - 60_000 }), { ordered: false }),
     );
     const fresh = await service.createJob(operator, { kind: 'outbox.resend', filter: { type } });
     expect([fresh.job.total, fresh.warnings]).toEqual([1, []]);
     await store.transaction((tx) =>
-      store.insert(tx, newRow({ type, createdAt: Date.now() - 2 * HOUR }), { ordered: false }),
+      store.outbox.insert(tx, newRow({ type, createdAt: Date.now() - 2 * HOUR }), { ordered: false }),
     );
     const old = await service.createJob(operator, { kind: 'outbox.resend', filter: { type } });
     expect(old.warnings).toEqual([expect.stringMatching(/older than the inbox window/)]);

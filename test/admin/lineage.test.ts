@@ -6,7 +6,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger, type Logger } from '../../src/core/logger.js';
 import { Consumer } from '../../src/consumer/consumer.js';
 import { ReplayJob } from '../../src/consumer/replay-job.js';
-import type { AdminStore } from '../../src/ports/admin-store.js';
 import { Outbox } from '../../src/producer/outbox.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
 import { createEmbeddedTransport, type EmbeddedTransport } from '../../src/transports/embedded/index.js';
@@ -21,7 +20,7 @@ import { waitFor } from '../support/wait.js';
  * consumer whose handler fails once, and the replay job that resolves the dead letter.
  */
 
-type Store = StoreFixture['store'] & AdminStore;
+type Store = StoreFixture['store'];
 
 /** A logger that keeps warnings, to see a failure reported rather than thrown. */
 function recordingLogger(): Logger & { warnings: string[] } {
@@ -84,9 +83,9 @@ for (const [dialect, makeFixture] of Object.entries(storeFixtures)) {
         blocker.exec('ROLLBACK');
         blocker.close();
       }
-      expect(await store.get(messageId)).toMatchObject({ status: 'pending', attempts: 1 });
+      expect(await store.outbox.get(messageId)).toMatchObject({ status: 'pending', attempts: 1 });
       expect(await r.runOnce()).toBe(1);
-      expect(await store.get(messageId)).toMatchObject({ status: 'sent' });
+      expect(await store.outbox.get(messageId)).toMatchObject({ status: 'sent' });
 
       let calls = 0;
       const consumer = new Consumer({
@@ -101,14 +100,17 @@ for (const [dialect, makeFixture] of Object.entries(storeFixtures)) {
       });
       stops.push(() => consumer.stop());
       await consumer.start();
-      await waitFor('the dead letter', async () => (await store.getDeadLetter(messageId, group)) !== undefined);
+      await waitFor(
+        'the dead letter',
+        async () => (await store.deadLetters.getDeadLetter(messageId, group)) !== undefined,
+      );
       const replay = new ReplayJob(consumer, { owner: 'replayer-1', ratePerSecond: 1_000 });
       await waitFor('the replay', async () => {
         await replay.runOnce();
-        return (await store.getDeadLetter(messageId, group))?.status === 'resolved';
+        return (await store.deadLetters.getDeadLetter(messageId, group))?.status === 'resolved';
       });
 
-      const lineage = (await store.lineage(messageId))!;
+      const lineage = (await store.admin.lineage(messageId))!;
       const row = lineage.outbox!;
       expect(row).toMatchObject({ messageId, type: 'order.created', status: 'sent', attempts: 1 });
       expect(row.history).toEqual([
@@ -156,9 +158,9 @@ for (const [dialect, makeFixture] of Object.entries(storeFixtures)) {
       const before = Date.now();
       await r.start();
       await waitFor('a heartbeat after a claim', async () =>
-        (await store.relays()).some((h) => h.relayId === 'relay-beat' && h.lastClaimedAt !== null),
+        (await store.heartbeats.relays()).some((h) => h.relayId === 'relay-beat' && h.lastClaimedAt !== null),
       );
-      const [beat] = await store.relays();
+      const [beat] = await store.heartbeats.relays();
       expect(beat).toMatchObject({ relayId: 'relay-beat', pid: process.pid });
       expect(beat!.startedAt).toBeGreaterThanOrEqual(before);
       expect(beat!.lastSeenAt).toBeGreaterThanOrEqual(beat!.lastClaimedAt!);
@@ -174,17 +176,17 @@ for (const [dialect, makeFixture] of Object.entries(storeFixtures)) {
         const { messageId } = await outbox.transaction((tx) =>
           outbox.add(tx, { type: 'order.paid', key: 'o-2', payload: {} }),
         );
-        await waitFor('published meanwhile', async () => (await store.get(messageId))?.status === 'sent');
+        await waitFor('published meanwhile', async () => (await store.outbox.get(messageId))?.status === 'sent');
       } finally {
         await store.transaction((tx) =>
           tx.query(`ALTER TABLE ${relays.replace(name, `${name}_off`)} RENAME TO ${q(name)}`),
         );
       }
-      const seen = (await store.relays())[0]!.lastSeenAt;
-      await waitFor('heartbeats again', async () => ((await store.relays())[0]?.lastSeenAt ?? 0) > seen);
+      const seen = (await store.heartbeats.relays())[0]!.lastSeenAt;
+      await waitFor('heartbeats again', async () => ((await store.heartbeats.relays())[0]?.lastSeenAt ?? 0) > seen);
 
       await r.stop();
-      expect(await store.relays()).toEqual([]);
+      expect(await store.heartbeats.relays()).toEqual([]);
     });
   });
 }

@@ -15,7 +15,7 @@ import { ReplayJob } from '../../src/consumer/replay-job.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { Outbox } from '../../src/producer/outbox.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
-import { createPostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createPostgresStore } from '../../src/stores/postgres/index.js';
 import { createEmbeddedTransport } from '../../src/transports/embedded/index.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { newToken } from '../support/admin-http.js';
@@ -90,7 +90,7 @@ describe('one admin server over SQLite ("orders") and PostgreSQL ("billing")', (
       await consumer.start();
       await waitFor(
         'the dead letter in billing',
-        async () => (await billing.getDeadLetter(messageId, group)) !== undefined,
+        async () => (await billing.deadLetters.getDeadLetter(messageId, group)) !== undefined,
       );
 
       // Failed once: the outbox row in orders, the dead letter in billing, no inbox record yet.
@@ -107,7 +107,7 @@ describe('one admin server over SQLite ("orders") and PostgreSQL ("billing")', (
       const replay = new ReplayJob(consumer, { owner: 'replayer-multi', ratePerSecond: 1_000 });
       await waitFor('the replay', async () => {
         await replay.runOnce();
-        return (await billing.getDeadLetter(messageId, group))?.status === 'resolved';
+        return (await billing.deadLetters.getDeadLetter(messageId, group))?.status === 'resolved';
       });
       const res = await view(`/api/messages/${messageId}/lineage`);
       expect(res.status, res.text).toBe(200);
@@ -130,8 +130,8 @@ describe('one admin server over SQLite ("orders") and PostgreSQL ("billing")', (
       ];
       expect([...times].sort((a, b) => a - b)).toEqual(times);
       // Neither store alone has the whole story.
-      expect((await orders.lineage(messageId))!.deadLetters).toEqual([]);
-      expect((await billing.lineage(messageId))!.outbox).toBeNull();
+      expect((await orders.admin.lineage(messageId))!.deadLetters).toEqual([]);
+      expect((await billing.admin.lineage(messageId))!.outbox).toBeNull();
     } finally {
       await consumer.stop();
       await relay.stop();
@@ -156,7 +156,7 @@ describe('one admin server over SQLite ("orders") and PostgreSQL ("billing")', (
   it('takes the outbox row from the first store that has it', async () => {
     const row = newRow({ createdAt: Date.now() });
     for (const store of [billing, orders]) {
-      await store.transaction((tx) => store.insert(tx, row, { ordered: false }));
+      await store.transaction((tx) => store.outbox.insert(tx, row, { ordered: false }));
     }
     const res = await view(`/api/messages/${row.messageId}/lineage`);
     expect(res.body.outbox).toMatchObject({ store: 'orders', messageId: row.messageId });
@@ -164,7 +164,7 @@ describe('one admin server over SQLite ("orders") and PostgreSQL ("billing")', (
   });
 
   it('replays the same dead-letter id in billing only, and audits it in billing only', async () => {
-    const before = await orders.lineage(twin.ordersMessage);
+    const before = await orders.admin.lineage(twin.ordersMessage);
     const rowA = await view(`/api/dead-letters/${twin.id}`);
     const rowB = await view(`/api/dead-letters/${twin.id}?store=billing`);
     expect(rowA.body).toMatchObject({ id: twin.id, messageId: twin.ordersMessage });
@@ -174,11 +174,11 @@ describe('one admin server over SQLite ("orders") and PostgreSQL ("billing")', (
     expect(res.status, res.text).toBe(200);
     expect(res.body.changed).toBe(true);
 
-    expect((await billing.getDeadLetterById(twin.id))!.status).toBe('pending');
-    const history = (await billing.lineage(twin.billingMessage))!.deadLetters[0]!.history;
+    expect((await billing.admin.getDeadLetterById(twin.id))!.status).toBe('pending');
+    const history = (await billing.admin.lineage(twin.billingMessage))!.deadLetters[0]!.history;
     expect(history.at(-1)).toMatchObject({ kind: 'replay_requested', actor: 'alice' });
-    expect(await orders.lineage(twin.ordersMessage)).toEqual(before);
-    expect((await orders.getDeadLetterById(twin.id))!.status).toBe('dead');
+    expect(await orders.admin.lineage(twin.ordersMessage)).toEqual(before);
+    expect((await orders.admin.getDeadLetterById(twin.id))!.status).toBe('dead');
 
     const target = `dlq:${twin.id}`;
     const auditB = await view(`/api/audit?store=billing&action=dlq.replay&target=${target}`);
@@ -188,7 +188,7 @@ describe('one admin server over SQLite ("orders") and PostgreSQL ("billing")', (
     });
     const auditA = await view(`/api/audit?action=dlq.replay&target=${target}`);
     expect(auditA.body).toEqual({ items: [], nextBefore: null, store: 'orders' });
-    expect((await orders.listAudit({}, { limit: 500 })).items.filter((e) => e.target === target)).toEqual([]);
+    expect((await orders.admin.listAudit({}, { limit: 500 })).items.filter((e) => e.target === target)).toEqual([]);
   });
 
   it('pages name their store and hold only its rows', async () => {
@@ -201,7 +201,10 @@ describe('one admin server over SQLite ("orders") and PostgreSQL ("billing")', (
   });
 
   it('refuses an unknown store with a 400 naming the allowed ones, and changes nothing', async () => {
-    const auditBefore = [await orders.listAudit({}, { limit: 500 }), await billing.listAudit({}, { limit: 500 })];
+    const auditBefore = [
+      await orders.admin.listAudit({}, { limit: 500 }),
+      await billing.admin.listAudit({}, { limit: 500 }),
+    ];
     const paths: [string, string, unknown?][] = [
       ['GET', '/api/dead-letters?store=invoices'],
       ['GET', `/api/dead-letters/${twin.id}?store=invoices`],
@@ -220,9 +223,10 @@ describe('one admin server over SQLite ("orders") and PostgreSQL ("billing")', (
         issues: [{ path: 'query.store' }],
       });
     }
-    expect([await orders.listAudit({}, { limit: 500 }), await billing.listAudit({}, { limit: 500 })]).toEqual(
-      auditBefore,
-    );
+    expect([
+      await orders.admin.listAudit({}, { limit: 500 }),
+      await billing.admin.listAudit({}, { limit: 500 }),
+    ]).toEqual(auditBefore);
   });
 
   it('answers malformed store values with a specific 400', async () => {
@@ -253,7 +257,7 @@ describe('one admin server over SQLite ("orders") and PostgreSQL ("billing")', (
     await seedOutbox(billing, 2, now - 600_000);
     const group = uniqueName('ovw');
     await seedDeadLetters(billing, 4, { group, status: 'dead', error: 'ledger locked' });
-    await orders.recordHeartbeat({
+    await orders.heartbeats.recordHeartbeat({
       relayId: 'relay-orders',
       host: 'h',
       pid: 1,
@@ -265,7 +269,7 @@ describe('one admin server over SQLite ("orders") and PostgreSQL ("billing")', (
     const res = await view('/api/overview');
     expect(res.status, res.text).toBe(200);
     const merged = res.body;
-    const [a, b] = [await orders.overview(Date.now()), await billing.overview(Date.now())];
+    const [a, b] = [await orders.admin.overview(Date.now()), await billing.admin.overview(Date.now())];
     expect(merged.stores.map((s: { name: string }) => s.name)).toEqual(['orders', 'billing']);
     expect(merged.stores[0].overview.outbox).toEqual(a.outbox);
     expect(merged.stores[1].overview.deadLetters).toEqual(b.deadLetters);
@@ -320,9 +324,9 @@ describe('one admin server over SQLite ("orders") and PostgreSQL ("billing")', (
       return res.body.status === 'done';
     });
     expect((await view(`/api/jobs/${job.id}?store=billing`)).body).toMatchObject({ done: 6, changed: 6 });
-    for (const row of inBilling) expect((await billing.getDeadLetterById(row.id))!.status).toBe('pending');
-    for (const row of inOrders) expect((await orders.getDeadLetterById(row.id))!.status).toBe('dead');
-    const jobsInOrders = (await orders.listJobs({ limit: 500 })).items;
+    for (const row of inBilling) expect((await billing.admin.getDeadLetterById(row.id))!.status).toBe('pending');
+    for (const row of inOrders) expect((await orders.admin.getDeadLetterById(row.id))!.status).toBe('dead');
+    const jobsInOrders = (await orders.admin.listJobs({ limit: 500 })).items;
     expect(jobsInOrders.filter((j) => j.reason === 'billing is back')).toEqual([]);
     const audit = await view(`/api/audit?store=billing&action=job.create&target=job:${job.id}`);
     expect(audit.body.items).toHaveLength(1);
@@ -400,7 +404,7 @@ describe('a store whose database is down', () => {
     const ledger = ledgerF.store as AdminTestStore;
     const [messageId] = await seedOutbox(orders, 1);
     const group = uniqueName('g');
-    await billing.transaction((tx) => billing.recordInbox(tx, messageId!, group, Date.now()));
+    await billing.transaction((tx) => billing.inbox.recordInbox(tx, messageId!, group, Date.now()));
     await seedDeadLetters(billing, 1, { group, status: 'dead' });
     const clock = new ManualClock(Date.now());
     const admin = app({ orders, billing, ledger }, { clock });
@@ -473,7 +477,7 @@ describe('a store whose database is down', () => {
     const port = (silent.address() as { port: number }).port;
     const pool = new pg.Pool({ host: '127.0.0.1', port, user: 'postgres', database: 'test' });
     pool.on('error', () => undefined);
-    const hung = await createPostgresOutboxStore({ pool, schema: uniqueName('hung') });
+    const hung = await createPostgresStore({ pool, schema: uniqueName('hung') });
     const f = await storeFixtures.sqlite('hung_orders');
     fixtures.push(f);
     const [messageId] = await seedOutbox(f.store as AdminTestStore, 1);

@@ -33,10 +33,10 @@ for (const dialect of Object.keys(storeFixtures) as (keyof typeof storeFixtures)
     });
     afterAll(async () => f?.teardown());
 
-    const audited = async (target: string) => (await store.listAudit({ target }, { limit: 50 })).items;
+    const audited = async (target: string) => (await store.admin.listAudit({ target }, { limit: 50 })).items;
     const snapshot = async (row: DeadLetterRow) => ({
-      row: await store.getDeadLetterById(row.id),
-      history: (await store.lineage(row.messageId))!.deadLetters.find((d) => d.id === row.id)!.history,
+      row: await store.admin.getDeadLetterById(row.id),
+      history: (await store.admin.lineage(row.messageId))!.deadLetters.find((d) => d.id === row.id)!.history,
     });
     const logged = (text: string) => lines.filter((l) => l.includes(text)).map((l) => JSON.parse(l) as object);
 
@@ -46,9 +46,9 @@ for (const dialect of Object.keys(storeFixtures) as (keyof typeof storeFixtures)
       const [messageId] = await seedOutbox(store, 1);
       const { job } = await service.createJob(operator, { kind: 'dlq.ignore', filter: { group }, reason: 'bulk' });
       const before = await Promise.all([a!, b!, c!].map(snapshot));
-      const outboxBefore = (await store.lineage(messageId!))!.outbox;
-      const jobsBefore = await store.listJobs({ limit: 100 });
-      const auditBefore = (await store.listAudit({}, { limit: 500 })).items;
+      const outboxBefore = (await store.admin.lineage(messageId!))!.outbox;
+      const jobsBefore = await store.admin.listJobs({ limit: 100 });
+      const auditBefore = (await store.admin.listAudit({}, { limit: 500 })).items;
 
       await withTableRenamed(store, store.tables.audit, async () => {
         await expect(service.replay(a!.id, operator, 'try')).rejects.toMatchObject(STORE_FAILED);
@@ -62,15 +62,15 @@ for (const dialect of Object.keys(storeFixtures) as (keyof typeof storeFixtures)
       });
 
       expect(await Promise.all([a!, b!, c!].map(snapshot))).toEqual(before);
-      expect((await store.lineage(messageId!))!.outbox).toEqual(outboxBefore);
-      expect(await store.listJobs({ limit: 100 })).toEqual(jobsBefore);
-      expect((await store.listAudit({}, { limit: 500 })).items).toEqual(auditBefore);
+      expect((await store.admin.lineage(messageId!))!.outbox).toEqual(outboxBefore);
+      expect(await store.admin.listJobs({ limit: 100 })).toEqual(jobsBefore);
+      expect((await store.admin.listAudit({}, { limit: 500 })).items).toEqual(auditBefore);
       // Neither the action nor its failure could be recorded: the log says so.
       expect(logged('audit entry not written')).toHaveLength(6);
 
       // Once the table is back, the same action goes through with its entry.
       expect(await service.replay(a!.id, operator, 'try again')).toEqual({ changed: true, warnings: [] });
-      expect((await store.getDeadLetterById(a!.id))!.status).toBe('pending');
+      expect((await store.admin.getDeadLetterById(a!.id))!.status).toBe('pending');
       expect(await audited(`dlq:${a!.id}`)).toMatchObject([
         { outcome: 'ok', reason: 'try again', detail: { messageId: a!.messageId, group } },
       ]);

@@ -23,7 +23,7 @@ describe('AdminService (SQLite)', () => {
   });
   afterAll(async () => f?.teardown());
 
-  const audit = async () => (await store.listAudit({}, { limit: 500 })).items;
+  const audit = async () => (await store.admin.listAudit({}, { limit: 500 })).items;
 
   it('validates its options once, naming the bad one', () => {
     expect(() => new AdminService({ store: {} as never })).toThrow(/invalid option "admin.store"/);
@@ -64,7 +64,7 @@ describe('AdminService (SQLite)', () => {
   it("audits a viewer's refused action and leaves the row alone", async () => {
     const [row] = await seedDeadLetters(store, 1, { group: uniqueName('g') });
     await expect(service.ignore(row!.id, viewer, 'not allowed')).rejects.toMatchObject({ code: 'SURETY_FORBIDDEN' });
-    expect((await store.getDeadLetterById(row!.id))!.status).toBe('dead');
+    expect((await store.admin.getDeadLetterById(row!.id))!.status).toBe('dead');
     expect((await audit())[0]).toMatchObject({
       actor: 'cli:guest',
       role: 'viewer',
@@ -85,7 +85,7 @@ describe('AdminService (SQLite)', () => {
     } finally {
       await store.transaction((tx) => tx.query(`ALTER TABLE broken_events RENAME TO ${events.replace(/.*\./, '')}`));
     }
-    expect((await store.getDeadLetterById(row!.id))!.status).toBe('dead');
+    expect((await store.admin.getDeadLetterById(row!.id))!.status).toBe('dead');
     expect((await audit())[0]).toMatchObject({ action: 'dlq.replay', outcome: 'failed' });
   });
 

@@ -60,7 +60,7 @@ for (const [dialect, allowEdit] of [
         await expect(timeline.getByText('Publish confirmed by the broker').count()).resolves.toBe(1);
         await expect(card.getByRole('button', { name: 'Replay', exact: true }).isDisabled()).resolves.toBe(true);
 
-        expect((await app.store.getDeadLetter(messageId, app.group))?.status).toBe('resolved');
+        expect((await app.store.deadLetters.getDeadLetter(messageId, app.group))?.status).toBe('resolved');
         expect(app.handled.filter((k) => k === 'order-replay')).toHaveLength(1);
       });
 
@@ -76,13 +76,13 @@ for (const [dialect, allowEdit] of [
         await dialog.getByRole('button', { name: 'Ignore' }).click();
         // Without a reason nothing is sent.
         await dialog.getByRole('alert').getByText('Give a reason').waitFor();
-        expect((await app.store.getDeadLetter(messageId, app.group))?.status).toBe('dead');
+        expect((await app.store.deadLetters.getDeadLetter(messageId, app.group))?.status).toBe('dead');
 
         await dialog.getByLabel('Reason (required)').fill('duplicate order, refunded by hand');
         await dialog.getByRole('button', { name: 'Ignore' }).click();
         await dialog.waitFor({ state: 'detached' });
         await card.getByText('ignored', { exact: true }).waitFor();
-        expect(await app.store.getDeadLetter(messageId, app.group)).toMatchObject({
+        expect(await app.store.deadLetters.getDeadLetter(messageId, app.group)).toMatchObject({
           status: 'ignored',
           ignoredReason: 'duplicate order, refunded by hand',
         });
@@ -119,7 +119,7 @@ for (const [dialect, allowEdit] of [
         expect(await dialog.getByLabel('Reason (required)').inputValue()).toBe('half-typed reason');
         await dialog.getByRole('button', { name: 'Cancel' }).click();
         await dialog.waitFor({ state: 'detached' });
-        expect((await app.store.getDeadLetter(messageId, app.group))?.status).toBe('dead');
+        expect((await app.store.deadLetters.getDeadLetter(messageId, app.group))?.status).toBe('dead');
       });
 
       it('filters the list with the API’s filters and pages by keyset', async () => {
@@ -183,7 +183,7 @@ for (const [dialect, allowEdit] of [
         await expect(job.getByRole('progressbar').getAttribute('value')).resolves.toBe('3');
         await expect(job.getByRole('progressbar').getAttribute('max')).resolves.toBe('3');
         await waitFor('the replay job to resolve the three', async () => {
-          const rows = await Promise.all(ids.map((id) => app.store.getDeadLetter(id, app.group)));
+          const rows = await Promise.all(ids.map((id) => app.store.deadLetters.getDeadLetter(id, app.group)));
           return rows.every((r) => r?.status === 'resolved');
         });
         for (const key of keys) expect(app.handled.filter((k) => k === key)).toHaveLength(1);
@@ -204,21 +204,21 @@ for (const [dialect, allowEdit] of [
           expect(shown).toBeLessThanOrEqual(Math.max(before, after));
           return dialog;
         };
-        const jobsBefore = (await app.store.listJobs({ limit: 1 })).items[0]?.id;
+        const jobsBefore = (await app.store.admin.listJobs({ limit: 1 })).items[0]?.id;
         // A replay with no filter covers pending and dead rows, never ignored or resolved ones.
         const openDeadLetters = async () =>
-          (await app.store.listDeadLetters({ status: ['pending', 'dead'] }, { limit: 500 })).items.length;
+          (await app.store.admin.listDeadLetters({ status: ['pending', 'dead'] }, { limit: 500 })).items.length;
         const replay = await open('dead-letters', 'Replay all matching…', openDeadLetters);
         await replay.getByText('No filter is set: this acts on every pending or dead dead letter.').waitFor();
         await replay.getByRole('button', { name: 'Cancel' }).click();
         await replay.waitFor({ state: 'detached' });
 
-        const outboxRows = async () => (await app.store.listOutbox({}, { limit: 500 })).items.length;
+        const outboxRows = async () => (await app.store.admin.listOutbox({}, { limit: 500 })).items.length;
         const resend = await open('outbox', 'Resend all matching…', outboxRows);
         await resend.getByText('No filter is set: this acts on every outbox message, sent ones included.').waitFor();
         await resend.getByRole('button', { name: 'Cancel' }).click();
         await resend.waitFor({ state: 'detached' });
-        expect((await app.store.listJobs({ limit: 1 })).items[0]?.id).toBe(jobsBefore);
+        expect((await app.store.admin.listJobs({ limit: 1 })).items[0]?.id).toBe(jobsBefore);
       });
 
       it(`${allowEdit ? 'edits a dead letter’s body, then replays it' : 'hides edit-then-replay when the server does not allow it'}`, async () => {
@@ -253,7 +253,7 @@ for (const [dialect, allowEdit] of [
         const { app, page } = s;
         const messageId = await app.order('order-resend');
         await waitFor('the order to be handled', () => app.handled.includes('order-resend'));
-        const sentRow = async () => (await app.store.listOutbox({ key: 'order-resend' }, { limit: 1 })).items[0]!;
+        const sentRow = async () => (await app.store.admin.listOutbox({ key: 'order-resend' }, { limit: 1 })).items[0]!;
         const firstSentAt = (await sentRow()).sentAt!;
         await page.goto(`${app.url}#/outbox`);
         const form = page.getByRole('search', { name: 'Filter outbox' });
@@ -330,7 +330,7 @@ for (const [dialect, allowEdit] of [
           }, dead.id);
           expect(forced.status).toBe(403);
           expect(forced.body.error.code).toBe('SURETY_FORBIDDEN');
-          expect((await app.store.getDeadLetter(messageId, app.group))?.status).toBe('dead');
+          expect((await app.store.deadLetters.getDeadLetter(messageId, app.group))?.status).toBe('dead');
           expect(viewer.errors).toEqual([]);
         } finally {
           await viewer.close();

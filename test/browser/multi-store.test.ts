@@ -11,8 +11,8 @@ describeInBrowser('console over two stores in Chromium', startMultiStoreConsoleA
     const messageId = await app.order('order-across');
     const dead = await app.deadLetter(messageId, 'dead');
     // Each side lives in its own database only.
-    expect(await app.orders.getDeadLetter(messageId, app.group)).toBeUndefined();
-    expect((await app.billing.listOutbox({ key: 'order-across' }, { limit: 1 })).items).toEqual([]);
+    expect(await app.orders.deadLetters.getDeadLetter(messageId, app.group)).toBeUndefined();
+    expect((await app.billing.admin.listOutbox({ key: 'order-across' }, { limit: 1 })).items).toEqual([]);
 
     // The list shows one store at a time: billing's dead letter is not in orders.
     await page.goto(`${app.url}#/dead-letters`);
@@ -62,7 +62,7 @@ describeInBrowser('console over two stores in Chromium', startMultiStoreConsoleA
 
     await card.getByText('resolved', { exact: true }).waitFor({ timeout: 20_000 });
     await event('Resolved').getByText('billing', { exact: true }).waitFor();
-    expect((await app.billing.getDeadLetter(messageId, app.group))?.status).toBe('resolved');
+    expect((await app.billing.deadLetters.getDeadLetter(messageId, app.group))?.status).toBe('resolved');
     expect(app.handled.filter((k) => k === 'order-across')).toHaveLength(1);
 
     // The action is audited in the store acted upon.
@@ -106,7 +106,7 @@ describeInBrowser('console over two stores in Chromium', startMultiStoreConsoleA
       .filter({ hasText: 'dlq.ignore' });
     await job.getByText('done', { exact: true }).waitFor({ timeout: 20_000 });
     await expect(job.getByRole('progressbar').getAttribute('value')).resolves.toBe('2');
-    for (const id of ids) expect((await app.billing.getDeadLetter(id, app.group))?.status).toBe('ignored');
+    for (const id of ids) expect((await app.billing.deadLetters.getDeadLetter(id, app.group))?.status).toBe('ignored');
     // Jobs live in the store they act on.
     await page.getByLabel('Store', { exact: true }).selectOption('orders');
     await page.getByText('No bulk jobs yet.').waitFor();

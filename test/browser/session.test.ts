@@ -94,8 +94,8 @@ describeInBrowser('console session in Chromium', startSessionApp, (s) => {
     await dialog.waitFor({ state: 'detached' });
     await card.getByText('ignored', { exact: true }).waitFor();
     expect(statuses).toEqual([403, 200]);
-    expect((await app.store.getDeadLetterById(dead.id))?.status).toBe('ignored');
-    const audit = (await app.store.listAudit({ target: `dlq:${dead.id}` }, { limit: 5 })).items;
+    expect((await app.store.admin.getDeadLetterById(dead.id))?.status).toBe('ignored');
+    const audit = (await app.store.admin.listAudit({ target: `dlq:${dead.id}` }, { limit: 5 })).items;
     expect(audit.map((e) => [e.actor, e.outcome])).toEqual([['alice', 'ok']]);
     await expect(page.getByText('alice (operator)').isVisible()).resolves.toBe(true);
   });
@@ -110,7 +110,7 @@ describeInBrowser('console session in Chromium', startSessionApp, (s) => {
     // The page now shows who is signed in; the action was sent once and refused.
     await page.getByText('victor (viewer)').waitFor();
     expect(statuses).toEqual([403]);
-    expect((await app.store.getDeadLetterById(dead.id))?.status).toBe('dead');
+    expect((await app.store.admin.getDeadLetterById(dead.id))?.status).toBe('dead');
     // Back to the operator for the next test.
     await signInFromAnotherTab(page, app.url, app.operatorToken);
     await page.reload();

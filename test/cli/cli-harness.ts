@@ -5,16 +5,14 @@ import { Writable } from 'node:stream';
 import { afterAll, expect } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
-import type { AdminStore } from '../../src/ports/admin-store.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
-import type { OutboxStore } from '../../src/ports/outbox-store.js';
+import type { Store } from '../../src/ports/store.js';
 import { Outbox } from '../../src/producer/outbox.js';
 import { makePostgresFixture } from '../stores/fixtures.js';
 import { makeSqliteFixture } from '../stores/sqlite-fixture.js';
 import { wire } from '../support/consumer-env.js';
 import { testEnv } from '../support/env.js';
 
-export type CliStore = OutboxStore & ConsumerStore & AdminStore;
+export type CliStore = Store;
 
 export interface CliFixture {
   readonly store: CliStore;
@@ -133,7 +131,7 @@ export function cliRunner(dbArgs: () => readonly string[], ...command: string[])
 
 /** Reports a relay `relay-a` that last claimed at `lastClaimedAt`, as the doctor reads it. */
 export function heartbeat(store: CliStore, lastClaimedAt: number): Promise<void> {
-  return store.recordHeartbeat({
+  return store.heartbeats.recordHeartbeat({
     relayId: 'relay-a',
     host: 'app-1',
     pid: 4242,
@@ -183,8 +181,14 @@ export async function seed(store: CliStore, now = Date.now()): Promise<Seeded> {
   const add = (type: string, key: string) =>
     store.transaction(async (tx) => (await outbox.add(tx, { type, key, payload: { key } })).messageId);
   const sent = await add('invoice.issued', 'inv-1');
-  const claimed = await store.claim({ owner: 'seed', limit: 10, now: Date.now(), leaseMs: 60_000, ordered: false });
-  await store.markSent(
+  const claimed = await store.outbox.claim({
+    owner: 'seed',
+    limit: 10,
+    now: Date.now(),
+    leaseMs: 60_000,
+    ordered: false,
+  });
+  await store.outbox.markSent(
     claimed.map((r) => r.seq),
     Date.now(),
   );
@@ -212,7 +216,7 @@ export async function addDeadLetter(
   const now = d.now ?? Date.now();
   const m = wire({ type: d.type, key: d.key, payload: { key: d.key } });
   const recorded = await store.transaction((tx) =>
-    store.recordDeliveryFailure(
+    store.deadLetters.recordDeliveryFailure(
       tx,
       {
         messageId: d.messageId ?? m.id,
@@ -237,10 +241,10 @@ export async function addDeadLetter(
 /** Everything a CLI action could change, to prove a refused command changed nothing. */
 export async function snapshot(store: CliStore): Promise<string> {
   const [outbox, dlq, audit, jobs] = await Promise.all([
-    store.listOutbox({}, { limit: 500 }),
-    store.listDeadLetters({}, { limit: 500 }),
-    store.listAudit({}, { limit: 500 }),
-    store.listJobs({ limit: 500 }),
+    store.admin.listOutbox({}, { limit: 500 }),
+    store.admin.listDeadLetters({}, { limit: 500 }),
+    store.admin.listAudit({}, { limit: 500 }),
+    store.admin.listJobs({ limit: 500 }),
   ]);
   return JSON.stringify({ outbox, dlq, audit, jobs });
 }

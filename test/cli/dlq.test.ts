@@ -68,13 +68,13 @@ describe.each(['sqlite', 'postgres'] as const)('surety dlq (%s)', (db) => {
       code: 0,
       out: `dead letter ${s.dlq.billingDead}: due for replay now\n`,
     });
-    const replayed = (await f.store.getDeadLetterById(s.dlq.billingDead))!;
+    const replayed = (await f.store.admin.getDeadLetterById(s.dlq.billingDead))!;
     expect(replayed.status).toBe('pending');
     expect(replayed.nextRetryAt!).toBeLessThanOrEqual(Date.now());
 
     const ignore = await dlq('ignore', String(s.dlq.shipping), '--reason', 'customer cancelled');
     expect(ignore.code, ignore.err).toBe(0);
-    expect(await f.store.getDeadLetterById(s.dlq.shipping)).toMatchObject({
+    expect(await f.store.admin.getDeadLetterById(s.dlq.shipping)).toMatchObject({
       status: 'ignored',
       ignoredReason: 'customer cancelled',
     });
@@ -86,7 +86,7 @@ describe.each(['sqlite', 'postgres'] as const)('surety dlq (%s)', (db) => {
     const missing = await dlq('replay', '999999');
     expect(missing).toMatchObject({ code: 1, err: expect.stringContaining('dead letter 999999 not found') });
 
-    const audit = (await f.store.listAudit({}, { limit: 10 })).items;
+    const audit = (await f.store.admin.listAudit({}, { limit: 10 })).items;
     const actor = `cli:${userInfo().username}`;
     expect(audit.map((a) => [a.actor, a.role, a.action, a.target, a.outcome, a.reason])).toEqual([
       [actor, 'operator', 'dlq.replay', 'dlq:999999', 'noop', null],
@@ -102,13 +102,13 @@ describe.each(['sqlite', 'postgres'] as const)('surety dlq (%s)', (db) => {
     expect(res.out).toMatch(/^job \d+ \(dlq\.replay\) done: 2\/2 rows examined, 2 changed$/m);
     expect(res.err).toMatch(/^job \d+ dlq\.replay: 2\/2 rows, 2 changed$/m);
     for (const id of [s.dlq.billingA, s.dlq.billingB])
-      expect((await f.store.getDeadLetterById(id))!.nextRetryAt!).toBeLessThanOrEqual(Date.now());
-    expect((await f.store.getDeadLetterById(s.dlq.billingDead))!.status).toBe('dead'); // not matched
+      expect((await f.store.admin.getDeadLetterById(id))!.nextRetryAt!).toBeLessThanOrEqual(Date.now());
+    expect((await f.store.admin.getDeadLetterById(s.dlq.billingDead))!.status).toBe('dead'); // not matched
 
     const ignored = await json('ignore', '--all-matching', '--group', 'shipping', '--reason', 'obsolete');
     expect(ignored).toMatchObject({ kind: 'dlq.ignore', status: 'done', total: 1, changed: 1, reason: 'obsolete' });
-    expect((await f.store.getDeadLetterById(s.dlq.shipping))!.status).toBe('ignored');
-    const created = (await f.store.listAudit({ action: 'job.create' }, { limit: 10 })).items;
+    expect((await f.store.admin.getDeadLetterById(s.dlq.shipping))!.status).toBe('ignored');
+    const created = (await f.store.admin.listAudit({ action: 'job.create' }, { limit: 10 })).items;
     expect(created).toHaveLength(2);
   });
 
@@ -118,22 +118,22 @@ describe.each(['sqlite', 'postgres'] as const)('surety dlq (%s)', (db) => {
     const all = await json('replay', '--all', '--rate', '1000');
     expect(all).toMatchObject({ kind: 'dlq.replay', status: 'done', total: 3, changed: 3 });
     expect(all.filter).toEqual({ status: ['pending', 'dead'] });
-    expect(await f.store.getDeadLetterById(s.dlq.shipping)).toMatchObject({
+    expect(await f.store.admin.getDeadLetterById(s.dlq.shipping)).toMatchObject({
       status: 'ignored',
       ignoredReason: 'customer cancelled',
     });
-    expect((await f.store.getDeadLetterById(s.dlq.billingDead))!.status).toBe('pending');
+    expect((await f.store.admin.getDeadLetterById(s.dlq.billingDead))!.status).toBe('pending');
 
     // Naming ignored is how ignored rows are replayed in bulk.
     const named = await json('replay', '--all-matching', '--status', 'ignored');
     expect(named).toMatchObject({ status: 'done', total: 1, changed: 1 });
-    expect((await f.store.getDeadLetterById(s.dlq.shipping))!.status).toBe('pending');
+    expect((await f.store.admin.getDeadLetterById(s.dlq.shipping))!.status).toBe('pending');
 
     // Nothing matched: the job is created done, and that is success.
     const none = await dlq('replay', '--all-matching', '--group', 'nobody');
     expect(none.code, none.err).toBe(0);
     expect(none.out).toMatch(/^job \d+ \(dlq\.replay\) done: nothing matched, no row changed$/m);
-    const jobs = await f.store.listJobs({ limit: 1 });
+    const jobs = await f.store.admin.listJobs({ limit: 1 });
     expect(jobs.items[0]).toMatchObject({ status: 'done', total: 0, owner: null });
   });
 
@@ -150,7 +150,7 @@ describe.each(['sqlite', 'postgres'] as const)('surety dlq (%s)', (db) => {
     const end = await exited(child);
     expect(end.signal, end.stderr).toBe('SIGKILL');
     // As stored: at time 0 no lease had ended yet.
-    const held = (await f.store.getDeadLetterById(one, 0))!;
+    const held = (await f.store.admin.getDeadLetterById(one, 0))!;
     expect(held.status).toBe('replaying');
     await waitFor("the dead replayer's lease to end", () => Date.now() >= held.leaseUntil!);
 
@@ -168,13 +168,13 @@ describe.each(['sqlite', 'postgres'] as const)('surety dlq (%s)', (db) => {
     expect(await dlq('ignore', String(two), '--reason', 'obsolete')).toMatchObject({ code: 0 });
     const job = await json('replay', '--all-matching', '--group', group, '--status', 'pending', '--rate', '1000');
     expect(job).toMatchObject({ total: 2, changed: 2 }); // one, made due again, and bulk
-    expect((await f.store.getDeadLetterById(two))!.status).toBe('ignored');
+    expect((await f.store.admin.getDeadLetterById(two))!.status).toBe('ignored');
     for (const id of [one, bulk])
-      expect(await f.store.getDeadLetterById(id)).toMatchObject({ status: 'pending', claimedBy: null });
+      expect(await f.store.admin.getDeadLetterById(id)).toMatchObject({ status: 'pending', claimedBy: null });
 
     // A live replayer's row is still refused.
     const live = await addDeadLetter(f.store, { group: 'alive', type: 'order.created', key: 'l', error: 'x', now: 0 });
-    await f.store.claimDue({ owner: 'alive', group: 'alive', now: Date.now(), limit: 1, leaseMs: 600_000 });
+    await f.store.deadLetters.claimDue({ owner: 'alive', group: 'alive', now: Date.now(), limit: 1, leaseMs: 600_000 });
     const refused = await dlq('replay', String(live));
     expect(refused.code).toBe(1);
     expect(refused.err).toContain(

@@ -44,14 +44,15 @@ describe.each(['sqlite', 'postgres'] as const)('surety doctor (%s)', (db) => {
 
     // The relay is back and has sent the old row; a newer one went dead: only a warning remains.
     await heartbeat(f.store, Date.now());
-    const claim = () => f.store.claim({ owner: 'x', limit: 10, now: Date.now(), leaseMs: 1_000, ordered: false });
-    await f.store.markSent(
+    const claim = () =>
+      f.store.outbox.claim({ owner: 'x', limit: 10, now: Date.now(), leaseMs: 1_000, ordered: false });
+    await f.store.outbox.markSent(
       (await claim()).map((r) => r.seq),
       Date.now(),
     );
     await f.store.transaction((tx) => new Outbox({ store: f.store }).add(tx, { type: 'order.created', payload: {} }));
     const [row] = await claim();
-    await f.store.recordFailure({
+    await f.store.outbox.recordFailure({
       seq: row!.seq,
       owner: 'x',
       attempts: 12,

@@ -64,7 +64,7 @@ describe('CLI over two databases (orders on SQLite, billing on PostgreSQL)', () 
       code: 0,
       out: `dead letter ${s.dlq.billingDead}: due for replay now\n`,
     });
-    expect((await t.billing.store.getDeadLetterById(s.dlq.billingDead))!.status).toBe('pending');
+    expect((await t.billing.store.admin.getDeadLetterById(s.dlq.billingDead))!.status).toBe('pending');
     // The audit entry lives in the database acted upon.
     expect((await json('audit', '--store', 'billing', ...c)).items).toEqual([
       expect.objectContaining({ action: 'dlq.replay', target: `dlq:${s.dlq.billingDead}`, reason: 'fixed' }),
@@ -244,8 +244,8 @@ describe('CLI over two databases (orders on SQLite, billing on PostgreSQL)', () 
 
     const ran = await runCli([...replay!.split(' ').slice(1), '--config', config]);
     expect(ran.code, ran.err).toBe(0);
-    expect((await t.billing.store.countDeadLetters('ledger')).pending).toBe(2);
-    expect((await t.orders.store.countDeadLetters('ledger')).dead).toBe(1);
+    expect((await t.billing.store.deadLetters.countDeadLetters('ledger')).pending).toBe(2);
+    expect((await t.orders.store.deadLetters.countDeadLetters('ledger')).dead).toBe(1);
   });
 
   it('doctor reports a database it cannot read as unreachable, naming it, without its password', async () => {

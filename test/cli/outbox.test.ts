@@ -43,7 +43,7 @@ describe.each(['sqlite', 'postgres'] as const)('surety outbox and audit (%s)', (
     const res = await run('outbox', 'resend', s.outbox.sent, '--reason', 'billing lost it');
     expect(res.code, res.err).toBe(0);
     expect(res.out).toContain(`outbox ${s.outbox.sent}: pending again`);
-    expect(await f.store.get(s.outbox.sent)).toMatchObject({
+    expect(await f.store.outbox.get(s.outbox.sent)).toMatchObject({
       status: 'pending',
       attempts: 0,
       messageId: s.outbox.sent,
@@ -77,7 +77,7 @@ describe.each(['sqlite', 'postgres'] as const)('surety outbox and audit (%s)', (
   it('resends the whole outbox only when asked with --all', async () => {
     const all = await json('outbox', 'resend', '--all', '--rate', '1000');
     expect(all).toMatchObject({ kind: 'outbox.resend', status: 'done', filter: {}, total: 3, changed: 3 });
-    expect(await f.store.get(s.outbox.sent)).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(await f.store.outbox.get(s.outbox.sent)).toMatchObject({ status: 'pending', attempts: 0 });
   });
 
   it('refuses malformed input with a specific message and exit code 2, changing nothing', async () => {

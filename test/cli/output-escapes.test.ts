@@ -23,8 +23,8 @@ async function seedHostile(f: CliFixture): Promise<{ id: number; messageId: stri
     async (tx) => (await outbox.add(tx, { type: 'order.created', key: KEY, payload: { x: 1 } })).messageId,
   );
   const now = Date.now();
-  const [row] = await store.claim({ owner: 'relay-a', limit: 1, now, leaseMs: 60_000, ordered: false });
-  await store.recordFailure({
+  const [row] = await store.outbox.claim({ owner: 'relay-a', limit: 1, now, leaseMs: 60_000, ordered: false });
+  await store.outbox.recordFailure({
     seq: row!.seq,
     owner: 'relay-a',
     attempts: 1,
@@ -33,7 +33,7 @@ async function seedHostile(f: CliFixture): Promise<{ id: number; messageId: stri
     error: ERROR,
   });
   const recorded = await store.transaction((tx) =>
-    store.recordDeliveryFailure(
+    store.deadLetters.recordDeliveryFailure(
       tx,
       {
         messageId,

@@ -66,11 +66,11 @@ console:
     const url = /console at (http:\/\/\S+)\n/.exec(out())![1]!;
 
     await waitFor('both relays to send', async () => {
-      const [a, b] = [await t.orders.store.get(fromOrders), await t.billing.store.get(fromBilling)];
+      const [a, b] = [await t.orders.store.outbox.get(fromOrders), await t.billing.store.outbox.get(fromBilling)];
       return a?.status === 'sent' && b?.status === 'sent';
     });
     await waitFor("the replayer to resolve billing's dead letter", async () => {
-      return (await t.billing.store.getDeadLetterById(dead))?.status === 'resolved';
+      return (await t.billing.store.admin.getDeadLetterById(dead))?.status === 'resolved';
     });
 
     const stores = await fetch(`${url}/api/stores`, auth);
@@ -89,7 +89,7 @@ console:
     expect((await fetch(`${url}/api/dead-letters?store=nope`, auth)).status).toBe(400);
 
     await waitFor('a claim in both heartbeats', async () => {
-      const [a, b] = [await t.orders.store.relays(), await t.billing.store.relays()];
+      const [a, b] = [await t.orders.store.heartbeats.relays(), await t.billing.store.heartbeats.relays()];
       return a[0]?.lastClaimedAt != null && b[0]?.lastClaimedAt != null;
     });
     const report = (await (await fetch(`${url}/api/doctor`, auth)).json()) as {
@@ -104,8 +104,8 @@ console:
     child!.kill('SIGTERM');
     const { code, signal, stderr } = await end;
     expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
-    expect(await t.orders.store.relays()).toEqual([]); // each relay removed its heartbeat
-    expect(await t.billing.store.relays()).toEqual([]);
+    expect(await t.orders.store.heartbeats.relays()).toEqual([]); // each relay removed its heartbeat
+    expect(await t.billing.store.heartbeats.relays()).toEqual([]);
     child = undefined;
   });
 
@@ -117,10 +117,13 @@ relay: { databases: [billing], pollIntervalMs: 50, heartbeatMs: 200ms }
 `);
     const { end, out } = await start(config, /relay \S+ on billing -> embedded\n/);
     expect(out()).not.toContain(' on orders ');
-    await waitFor("billing's relay to send", async () => (await t.billing.store.get(fromBilling))?.status === 'sent');
+    await waitFor(
+      "billing's relay to send",
+      async () => (await t.billing.store.outbox.get(fromBilling))?.status === 'sent',
+    );
     // No relay ever ran on orders: no heartbeat row, and its message still waits.
-    expect(await t.orders.store.relays()).toEqual([]);
-    expect((await t.orders.store.get(fromOrders))?.status).toBe('pending');
+    expect(await t.orders.store.heartbeats.relays()).toEqual([]);
+    expect((await t.orders.store.outbox.get(fromOrders))?.status).toBe('pending');
     child!.kill('SIGTERM');
     expect((await end).code).toBe(0);
     child = undefined;

@@ -46,7 +46,7 @@ describe('surety start (SQLite + embedded log)', () => {
     );
     const m = wire({ type: 'order.created', key: 'o-2', payload: { key: 'o-2' } });
     const failed = await store.transaction((tx) =>
-      store.recordDeliveryFailure(
+      store.deadLetters.recordDeliveryFailure(
         tx,
         {
           messageId: m.id,
@@ -96,13 +96,16 @@ console:
     expect(out).toMatch(/^ {2}replayer for group billing \(100\/s\)$/m);
     const url = /console at (http:\/\/\S+)\n/.exec(out)![1]!;
 
-    await waitFor('the relay to send the outbox row', async () => (await store.get(messageId))?.status === 'sent');
+    await waitFor(
+      'the relay to send the outbox row',
+      async () => (await store.outbox.get(messageId))?.status === 'sent',
+    );
     await waitFor('the replayer to resolve the dead letter', async () => {
-      return (await store.getDeadLetterById(failed.id))?.status === 'resolved';
+      return (await store.admin.getDeadLetterById(failed.id))?.status === 'resolved';
     });
     const effects = await store.transaction((tx) => tx.query<{ note: string }>('SELECT note FROM surety_effects'));
     expect(effects.rows).toEqual([{ note: 'o-2' }]);
-    await waitFor('a heartbeat with a claim', async () => (await store.relays())[0]?.lastClaimedAt != null);
+    await waitFor('a heartbeat with a claim', async () => (await store.heartbeats.relays())[0]?.lastClaimedAt != null);
 
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect((await fetch(`${url}/api/doctor`)).status).toBe(401);
@@ -123,7 +126,7 @@ console:
     const { code, signal, stderr } = await end;
     expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
     expect(out).toContain('surety stopping (SIGTERM)...\nsurety stopped\n');
-    expect(await store.relays()).toEqual([]); // a graceful stop removes its heartbeat
+    expect(await store.heartbeats.relays()).toEqual([]); // a graceful stop removes its heartbeat
     child = undefined;
   });
 

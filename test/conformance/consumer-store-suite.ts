@@ -64,28 +64,35 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
     /** Records one failure per record in one transaction; returns the rows. */
     const seed = async (records: FailureRecord[], decide = retryAt(1_000)): Promise<DeadLetterRow[]> => {
       await f.store.transaction(async (tx) => {
-        for (const r of records) await f.store.recordDeliveryFailure(tx, r, decide);
+        for (const r of records) await f.store.deadLetters.recordDeliveryFailure(tx, r, decide);
       });
-      return Promise.all(records.map(async (r) => (await f.store.getDeadLetter(r.messageId, r.group))!));
+      return Promise.all(records.map(async (r) => (await f.store.deadLetters.getDeadLetter(r.messageId, r.group))!));
     };
     const seedOne = async (overrides: Partial<FailureRecord> = {}, decide = retryAt(1_000)) =>
       (await seed([failure(overrides)], decide))[0]!;
     const claim = (owner: string, now = 10_000, limit = 100, leaseMs = 5_000) =>
-      f.store.claimDue({ owner, group: GROUP, now, limit, leaseMs });
-    const statusOf = async (row: DeadLetterRow) => (await f.store.getDeadLetter(row.messageId, row.group))!.status;
+      f.store.deadLetters.claimDue({ owner, group: GROUP, now, limit, leaseMs });
+    const statusOf = async (row: DeadLetterRow) =>
+      (await f.store.deadLetters.getDeadLetter(row.messageId, row.group))!.status;
     const zeros = { pending: 0, replaying: 0, resolved: 0, ignored: 0, dead: 0 };
     /** A resolved row, last changed at `at`. Claims every due row of the group: call it before seeding others. */
     const resolvedAt = async (at: number, group = GROUP) => {
       const row = await seedOne({ group }, retryAt(1_000));
-      const claimed = await f.store.claimDue({ owner: 'settler', group, now: at, limit: 100, leaseMs: 5_000 });
+      const claimed = await f.store.deadLetters.claimDue({
+        owner: 'settler',
+        group,
+        now: at,
+        limit: 100,
+        leaseMs: 5_000,
+      });
       expect(claimed.map((r) => r.id)).toEqual([row.id]);
-      expect(await f.store.markResolved(row.id, 'settler', at)).toBe(true);
+      expect(await f.store.deadLetters.markResolved(row.id, 'settler', at)).toBe(true);
       return row;
     };
     /** An ignored row, last changed at `at`. */
     const ignoredAt = async (at: number, group = GROUP) => {
       const row = await seedOne({ group }, dead);
-      expect(await f.store.ignore(row.id, 'obsolete', at)).toBe(true);
+      expect(await f.store.deadLetters.ignore(row.id, 'obsolete', at)).toBe(true);
       return row;
     };
     /** How many history rows each dead letter has. */
@@ -98,17 +105,17 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       );
       return rows.map((row) => Number(counts.find((c) => Number(c.id) === row.id)?.n ?? 0));
     };
-    const purge = (before: number, limit: number) => f.store.purgeSettledDeadLetters(before, limit);
+    const purge = (before: number, limit: number) => f.store.deadLetters.purgeSettledDeadLetters(before, limit);
 
     it('resolves many claimed rows at once, only for their owner', async () => {
       const rows = await seed([failure(), failure(), failure()], retryAt(1_000));
       const claimed = await claim('r1');
       expect(claimed).toHaveLength(3);
       const ids = claimed.map((r) => r.id);
-      expect(await f.store.markResolvedMany(ids.slice(0, 2), 'someone-else', 11_000)).toBe(0);
-      expect(await f.store.markResolvedMany(ids.slice(0, 2), 'r1', 11_000)).toBe(2);
-      expect(await f.store.markResolvedMany(ids.slice(0, 2), 'r1', 11_000)).toBe(0); // already resolved
-      expect(await f.store.markResolvedMany([], 'r1', 11_000)).toBe(0);
+      expect(await f.store.deadLetters.markResolvedMany(ids.slice(0, 2), 'someone-else', 11_000)).toBe(0);
+      expect(await f.store.deadLetters.markResolvedMany(ids.slice(0, 2), 'r1', 11_000)).toBe(2);
+      expect(await f.store.deadLetters.markResolvedMany(ids.slice(0, 2), 'r1', 11_000)).toBe(0); // already resolved
+      expect(await f.store.deadLetters.markResolvedMany([], 'r1', 11_000)).toBe(0);
       expect(await Promise.all(rows.map(statusOf))).toEqual(['resolved', 'resolved', 'replaying']);
     });
 
@@ -117,7 +124,7 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       const theirs = await seedOne({ group: `${GROUP}-other` });
       expect((await claim('r1')).map((r) => r.messageId)).toEqual([mine.messageId]);
       expect(await statusOf(theirs)).toBe('pending');
-      const other = await f.store.claimDue({
+      const other = await f.store.deadLetters.claimDue({
         owner: 'r2',
         group: `${GROUP}-other`,
         now: 10_000,
@@ -132,10 +139,10 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       await f.store.migrate();
       const all = await appliedMigrations(f.store);
       expect(all).toEqual(all.map((_, i) => i + 1)); // each once, in order
-      expect(await f.store.countDeadLetters()).toEqual(zeros);
+      expect(await f.store.deadLetters.countDeadLetters()).toEqual(zeros);
       // Back to the schema of version 1, holding an outbox row, as a store migrated before this release.
       const kept = newRow();
-      await f.store.transaction((tx) => f.store.insert(tx, kept, { ordered: false }));
+      await f.store.transaction((tx) => f.store.outbox.insert(tx, kept, { ordered: false }));
       const t = f.store.tables;
       await f.store.transaction(async (tx) => {
         await tx.query(`DROP TABLE ${t.inbox}`);
@@ -145,44 +152,44 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       });
       await Promise.all([f.store.migrate(), f.store.migrate()]);
       expect(await appliedMigrations(f.store)).toEqual(all);
-      expect(await f.store.get(kept.messageId)).toBeDefined();
-      expect(await f.store.countDeadLetters()).toEqual(zeros);
-      expect(await f.store.transaction((tx) => f.store.recordInbox(tx, randomUUID(), GROUP, 1))).toBe(true);
+      expect(await f.store.outbox.get(kept.messageId)).toBeDefined();
+      expect(await f.store.deadLetters.countDeadLetters()).toEqual(zeros);
+      expect(await f.store.transaction((tx) => f.store.inbox.recordInbox(tx, randomUUID(), GROUP, 1))).toBe(true);
       // MySQL and SQLite name the settled index in the purge: it fails if migration 4 left none.
-      expect(await f.store.purgeSettledDeadLetters(1_000_000, 10)).toBe(0);
+      expect(await f.store.deadLetters.purgeSettledDeadLetters(1_000_000, 10)).toBe(0);
     });
 
     it('records an inbox row once per group, and a rolled-back one leaves nothing', async () => {
       const id = randomUUID();
       const t = await f.begin();
-      expect(await f.store.recordInbox(t.tx, id, GROUP, 1_000)).toBe(true);
+      expect(await f.store.inbox.recordInbox(t.tx, id, GROUP, 1_000)).toBe(true);
       // A duplicate inside the same transaction leaves it usable (MySQL: only the statement rolls back).
-      expect(await f.store.recordInbox(t.tx, id, GROUP, 1_001)).toBe(false);
-      expect(await f.store.recordInbox(t.tx, id, 'shipping', 1_002)).toBe(true);
+      expect(await f.store.inbox.recordInbox(t.tx, id, GROUP, 1_001)).toBe(false);
+      expect(await f.store.inbox.recordInbox(t.tx, id, 'shipping', 1_002)).toBe(true);
       await t.commit();
-      expect(await f.store.transaction((tx) => f.store.recordInbox(tx, id, GROUP, 2_000))).toBe(false);
-      expect(await f.store.inboxRecordedAt(id, GROUP)).toBe(1_000);
-      expect(await f.store.inboxRecordedAt(id, 'shipping')).toBe(1_002);
+      expect(await f.store.transaction((tx) => f.store.inbox.recordInbox(tx, id, GROUP, 2_000))).toBe(false);
+      expect(await f.store.inbox.inboxRecordedAt(id, GROUP)).toBe(1_000);
+      expect(await f.store.inbox.inboxRecordedAt(id, 'shipping')).toBe(1_002);
 
       const lost = randomUUID();
       const r = await f.begin();
-      expect(await f.store.recordInbox(r.tx, lost, GROUP, 3_000)).toBe(true);
+      expect(await f.store.inbox.recordInbox(r.tx, lost, GROUP, 3_000)).toBe(true);
       await r.rollback();
-      expect(await f.store.inboxRecordedAt(lost, GROUP)).toBeUndefined();
-      expect(await f.store.transaction((tx) => f.store.recordInbox(tx, lost, GROUP, 4_000))).toBe(true);
+      expect(await f.store.inbox.inboxRecordedAt(lost, GROUP)).toBeUndefined();
+      expect(await f.store.transaction((tx) => f.store.inbox.recordInbox(tx, lost, GROUP, 4_000))).toBe(true);
     });
 
     it('inserts a failure with attempts 1, then increments the same row and applies each decision', async () => {
       const record = failure({ now: 1_000, error: 'first' });
       const seen: number[] = [];
       const first = await f.store.transaction((tx) =>
-        f.store.recordDeliveryFailure(tx, record, (attempts) => {
+        f.store.deadLetters.recordDeliveryFailure(tx, record, (attempts) => {
           seen.push(attempts);
           return { status: 'pending', nextRetryAt: 5_000 };
         }),
       );
       expect(first).toMatchObject({ attempts: 1, status: 'pending', nextRetryAt: 5_000 });
-      expect(await f.store.getDeadLetter(record.messageId, GROUP)).toEqual({
+      expect(await f.store.deadLetters.getDeadLetter(record.messageId, GROUP)).toEqual({
         id: first.id,
         messageId: record.messageId,
         group: GROUP,
@@ -205,14 +212,14 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
         updatedAt: 1_000,
       });
       const second = await f.store.transaction((tx) =>
-        f.store.recordDeliveryFailure(tx, { ...record, now: 2_000, error: 'second' }, (attempts) => {
+        f.store.deadLetters.recordDeliveryFailure(tx, { ...record, now: 2_000, error: 'second' }, (attempts) => {
           seen.push(attempts);
           return dead();
         }),
       );
       expect(second).toEqual({ id: first.id, attempts: 2, status: 'dead', nextRetryAt: null });
       expect(seen).toEqual([1, 2]);
-      expect(await f.store.getDeadLetter(record.messageId, GROUP)).toMatchObject({
+      expect(await f.store.deadLetters.getDeadLetter(record.messageId, GROUP)).toMatchObject({
         status: 'dead',
         attempts: 2,
         nextRetryAt: null,
@@ -220,7 +227,7 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
         createdAt: 1_000,
         updatedAt: 2_000,
       });
-      expect(await f.store.countDeadLetters()).toEqual({ ...zeros, dead: 1 });
+      expect(await f.store.deadLetters.countDeadLetters()).toEqual({ ...zeros, dead: 1 });
     });
 
     it('keeps poison and base64 bodies as given, and clips a huge error', async () => {
@@ -233,8 +240,8 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
         headers: { 'x-note': 'naïve ✓' },
         error: 'x'.repeat(10_000),
       });
-      await f.store.transaction((tx) => f.store.recordDeliveryFailure(tx, record, dead));
-      const row = (await f.store.getDeadLetter(record.messageId, GROUP))!;
+      await f.store.transaction((tx) => f.store.deadLetters.recordDeliveryFailure(tx, record, dead));
+      const row = (await f.store.deadLetters.getDeadLetter(record.messageId, GROUP))!;
       expect(row).toMatchObject({ type: '', key: '', poison: true, body: record.body, bodyEncoding: 'base64' });
       expect(row.headers).toEqual({ 'x-note': 'naïve ✓' });
       expect(row.lastError.length).toBeLessThanOrEqual(2_000);
@@ -243,15 +250,19 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
     it('reopens a resolved or ignored row as a new failure', async () => {
       const a = await seedOne();
       const [claimed] = await claim('r1');
-      expect(await f.store.markResolved(claimed!.id, 'r1', 11_000)).toBe(true);
+      expect(await f.store.deadLetters.markResolved(claimed!.id, 'r1', 11_000)).toBe(true);
       const b = await seedOne({}, dead);
-      expect(await f.store.ignore(b.id, 'known bad', 12_000)).toBe(true);
+      expect(await f.store.deadLetters.ignore(b.id, 'known bad', 12_000)).toBe(true);
       for (const row of [a, b]) {
         const again = await f.store.transaction((tx) =>
-          f.store.recordDeliveryFailure(tx, failure({ messageId: row.messageId, now: 20_000 }), retryAt(30_000)),
+          f.store.deadLetters.recordDeliveryFailure(
+            tx,
+            failure({ messageId: row.messageId, now: 20_000 }),
+            retryAt(30_000),
+          ),
         );
         expect(again).toEqual({ id: row.id, attempts: 1, status: 'pending', nextRetryAt: 30_000 });
-        expect(await f.store.getDeadLetter(row.messageId, GROUP)).toMatchObject({
+        expect(await f.store.deadLetters.getDeadLetter(row.messageId, GROUP)).toMatchObject({
           status: 'pending',
           ignoredReason: null,
           claimedBy: null,
@@ -264,10 +275,10 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       const record = failure();
       const a = await f.begin();
       const b = await f.begin();
-      const first = await f.store.recordDeliveryFailure(a.tx, record, retryAt(5_000));
+      const first = await f.store.deadLetters.recordDeliveryFailure(a.tx, record, retryAt(5_000));
       // b finds a's uncommitted row through the unique key and waits for it.
       let settled = false;
-      const pending = f.store
+      const pending = f.store.deadLetters
         .recordDeliveryFailure(b.tx, { ...record, now: 2_000 }, retryAt(6_000))
         .finally(() => (settled = true));
       await sleep(100);
@@ -277,7 +288,7 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       await b.commit();
       expect(first.attempts).toBe(1);
       expect(second).toEqual({ id: first.id, attempts: 2, status: 'pending', nextRetryAt: 6_000 });
-      expect(await f.store.countDeadLetters()).toEqual({ ...zeros, pending: 1 });
+      expect(await f.store.deadLetters.countDeadLetters()).toEqual({ ...zeros, pending: 1 });
     });
 
     it('inserts afresh when the concurrent first writer rolls back', async () => {
@@ -285,14 +296,17 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       const record = failure();
       const a = await f.begin();
       const b = await f.begin();
-      await f.store.recordDeliveryFailure(a.tx, record, retryAt(5_000));
-      const pending = f.store.recordDeliveryFailure(b.tx, record, retryAt(6_000));
+      await f.store.deadLetters.recordDeliveryFailure(a.tx, record, retryAt(5_000));
+      const pending = f.store.deadLetters.recordDeliveryFailure(b.tx, record, retryAt(6_000));
       await sleep(100);
       await a.rollback();
       const second = await pending;
       await b.commit();
       expect(second).toMatchObject({ attempts: 1, nextRetryAt: 6_000 });
-      expect(await f.store.getDeadLetter(record.messageId, GROUP)).toMatchObject({ id: second.id, attempts: 1 });
+      expect(await f.store.deadLetters.getDeadLetter(record.messageId, GROUP)).toMatchObject({
+        id: second.id,
+        attempts: 1,
+      });
     });
 
     it('gives each due row to exactly one of several concurrent claimers, and leaves rows not due', async () => {
@@ -315,7 +329,7 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       }
       expect(await claim('d', 10_000)).toEqual([]);
       for (const r of later) expect(await statusOf(r)).toBe('pending');
-      expect(await f.store.countDeadLetters()).toEqual({ ...zeros, pending: 5, replaying: 60 });
+      expect(await f.store.deadLetters.countDeadLetters()).toEqual({ ...zeros, pending: 5, replaying: 60 });
     });
 
     it('claims at most the limit, oldest due first', async () => {
@@ -337,8 +351,8 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       const retaken = await claim('b', 15_000, 10, 5_000);
       expect(retaken.map((r) => r.id)).toEqual([row.id]);
       expect(retaken[0]).toMatchObject({ claimedBy: 'b', leaseUntil: 20_000, attempts: 1 });
-      expect(await f.store.markResolved(row.id, 'a', 15_001)).toBe(false);
-      expect(await f.store.markResolved(row.id, 'b', 15_002)).toBe(true);
+      expect(await f.store.deadLetters.markResolved(row.id, 'a', 15_001)).toBe(false);
+      expect(await f.store.deadLetters.markResolved(row.id, 'b', 15_002)).toBe(true);
       expect(await claim('c', 100_000)).toEqual([]);
     });
 
@@ -346,13 +360,13 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       const row = await seedOne();
       const decision: RetryDecision = { status: 'pending', nextRetryAt: 50_000 };
       const update = { id: row.id, attempts: 2, decision, error: 'again', now: 11_000 };
-      expect(await f.store.markResolved(row.id, 'r1', 10_000)).toBe(false); // pending, not claimed
-      expect(await f.store.reschedule({ ...update, owner: 'r1' })).toBe(false);
+      expect(await f.store.deadLetters.markResolved(row.id, 'r1', 10_000)).toBe(false); // pending, not claimed
+      expect(await f.store.deadLetters.reschedule({ ...update, owner: 'r1' })).toBe(false);
       await claim('r1');
-      expect(await f.store.markResolved(row.id, 'intruder', 10_500)).toBe(false);
-      expect(await f.store.reschedule({ ...update, owner: 'intruder' })).toBe(false);
-      expect(await f.store.reschedule({ ...update, owner: 'r1' })).toBe(true);
-      expect(await f.store.getDeadLetter(row.messageId, GROUP)).toMatchObject({
+      expect(await f.store.deadLetters.markResolved(row.id, 'intruder', 10_500)).toBe(false);
+      expect(await f.store.deadLetters.reschedule({ ...update, owner: 'intruder' })).toBe(false);
+      expect(await f.store.deadLetters.reschedule({ ...update, owner: 'r1' })).toBe(true);
+      expect(await f.store.deadLetters.getDeadLetter(row.messageId, GROUP)).toMatchObject({
         status: 'pending',
         attempts: 2,
         nextRetryAt: 50_000,
@@ -361,25 +375,30 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
         leaseUntil: null,
         updatedAt: 11_000,
       });
-      expect(await f.store.reschedule({ ...update, owner: 'r1' })).toBe(false); // no longer replaying
+      expect(await f.store.deadLetters.reschedule({ ...update, owner: 'r1' })).toBe(false); // no longer replaying
       expect(await claim('r1', 49_999)).toEqual([]);
       expect((await claim('r1', 50_000)).map((r) => r.id)).toEqual([row.id]);
-      expect(await f.store.reschedule({ ...update, owner: 'r1', attempts: 3, decision: dead() })).toBe(true);
-      expect(await f.store.getDeadLetter(row.messageId, GROUP)).toMatchObject({ status: 'dead', nextRetryAt: null });
+      expect(await f.store.deadLetters.reschedule({ ...update, owner: 'r1', attempts: 3, decision: dead() })).toBe(
+        true,
+      );
+      expect(await f.store.deadLetters.getDeadLetter(row.messageId, GROUP)).toMatchObject({
+        status: 'dead',
+        nextRetryAt: null,
+      });
       expect(await claim('r1', 10_000_000)).toEqual([]);
-      expect(await f.store.markResolved(row.id, 'r1', 60_000)).toBe(false);
+      expect(await f.store.deadLetters.markResolved(row.id, 'r1', 60_000)).toBe(false);
 
       const other = await seedOne();
       await claim('r2');
-      expect(await f.store.markResolved(other.id, 'r2', 12_000)).toBe(true);
-      expect(await f.store.getDeadLetter(other.messageId, GROUP)).toMatchObject({
+      expect(await f.store.deadLetters.markResolved(other.id, 'r2', 12_000)).toBe(true);
+      expect(await f.store.deadLetters.getDeadLetter(other.messageId, GROUP)).toMatchObject({
         status: 'resolved',
         claimedBy: null,
         leaseUntil: null,
         nextRetryAt: null,
         updatedAt: 12_000,
       });
-      expect(await f.store.markResolved(other.id, 'r2', 12_001)).toBe(false);
+      expect(await f.store.deadLetters.markResolved(other.id, 'r2', 12_001)).toBe(false);
     });
 
     it('ignores only pending or dead rows, keeping the reason', async () => {
@@ -387,19 +406,19 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       const deadRow = await seedOne({}, dead);
       const replaying = await seedOne();
       await claim('r1'); // leased until 15_000
-      expect(await f.store.ignore(replaying.id, 'no', 12_000)).toBe(false); // a live replayer holds it
-      expect(await f.store.ignore(pending.id, 'duplicate order', 20_000)).toBe(true);
-      expect(await f.store.ignore(pending.id, 'again', 20_001)).toBe(false);
-      expect(await f.store.ignore(deadRow.id, 'obsolete', 20_002)).toBe(true);
-      expect(await f.store.getDeadLetter(pending.messageId, GROUP)).toMatchObject({
+      expect(await f.store.deadLetters.ignore(replaying.id, 'no', 12_000)).toBe(false); // a live replayer holds it
+      expect(await f.store.deadLetters.ignore(pending.id, 'duplicate order', 20_000)).toBe(true);
+      expect(await f.store.deadLetters.ignore(pending.id, 'again', 20_001)).toBe(false);
+      expect(await f.store.deadLetters.ignore(deadRow.id, 'obsolete', 20_002)).toBe(true);
+      expect(await f.store.deadLetters.getDeadLetter(pending.messageId, GROUP)).toMatchObject({
         status: 'ignored',
         ignoredReason: 'duplicate order',
         nextRetryAt: null,
         updatedAt: 20_000,
       });
-      await f.store.markResolved(replaying.id, 'r1', 20_003);
-      expect(await f.store.ignore(replaying.id, 'late', 20_004)).toBe(false); // resolved
-      expect(await f.store.ignore(999_999, 'missing', 20_005)).toBe(false);
+      await f.store.deadLetters.markResolved(replaying.id, 'r1', 20_003);
+      expect(await f.store.deadLetters.ignore(replaying.id, 'late', 20_004)).toBe(false); // resolved
+      expect(await f.store.deadLetters.ignore(999_999, 'missing', 20_005)).toBe(false);
       expect(await claim('r2', 10_000_000)).toEqual([]);
     });
 
@@ -409,33 +428,39 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       await claim('r1');
       const resolved = await seedOne();
       await claim('r2');
-      await f.store.markResolved(resolved.id, 'r2', 11_000);
+      await f.store.deadLetters.markResolved(resolved.id, 'r2', 11_000);
       const ignored = await seedOne({}, dead);
-      await f.store.ignore(ignored.id, 'why not', 11_000);
+      await f.store.deadLetters.ignore(ignored.id, 'why not', 11_000);
       await seedOne({}, dead);
       await seedOne({ group: 'shipping' }, retryAt(1_000_000));
       expect(await statusOf(replaying)).toBe('replaying');
-      expect(await f.store.countDeadLetters()).toEqual({ pending: 3, replaying: 1, resolved: 1, ignored: 1, dead: 1 });
-      expect(await f.store.countDeadLetters(GROUP)).toEqual({
+      expect(await f.store.deadLetters.countDeadLetters()).toEqual({
+        pending: 3,
+        replaying: 1,
+        resolved: 1,
+        ignored: 1,
+        dead: 1,
+      });
+      expect(await f.store.deadLetters.countDeadLetters(GROUP)).toEqual({
         pending: 2,
         replaying: 1,
         resolved: 1,
         ignored: 1,
         dead: 1,
       });
-      expect(await f.store.countDeadLetters('shipping')).toEqual({ ...zeros, pending: 1 });
-      expect(await f.store.countDeadLetters('nobody')).toEqual(zeros);
+      expect(await f.store.deadLetters.countDeadLetters('shipping')).toEqual({ ...zeros, pending: 1 });
+      expect(await f.store.deadLetters.countDeadLetters('nobody')).toEqual(zeros);
     });
 
     it('purges only inbox rows older than the limit, in bounded batches', async () => {
       const ids = [1_000, 2_000, 3_000, 4_000, 5_000].map((at) => ({ id: randomUUID(), at }));
       await f.store.transaction(async (tx) => {
-        for (const { id, at } of ids) await f.store.recordInbox(tx, id, GROUP, at);
+        for (const { id, at } of ids) await f.store.inbox.recordInbox(tx, id, GROUP, at);
       });
-      expect(await f.store.purgeInbox(3_500, 2)).toBe(2);
-      expect(await f.store.purgeInbox(3_500, 2)).toBe(1);
-      expect(await f.store.purgeInbox(3_500, 2)).toBe(0);
-      const left = await Promise.all(ids.map(({ id }) => f.store.inboxRecordedAt(id, GROUP)));
+      expect(await f.store.inbox.purgeInbox(3_500, 2)).toBe(2);
+      expect(await f.store.inbox.purgeInbox(3_500, 2)).toBe(1);
+      expect(await f.store.inbox.purgeInbox(3_500, 2)).toBe(0);
+      const left = await Promise.all(ids.map(({ id }) => f.store.inbox.inboxRecordedAt(id, GROUP)));
       expect(left).toEqual([undefined, undefined, undefined, 4_000, 5_000]);
     });
 
@@ -457,14 +482,21 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       expect(await purge(20_000, 3)).toBe(2);
       expect(await purge(20_000, 3)).toBe(0);
 
-      for (const row of purged) expect(await f.store.getDeadLetter(row.messageId, row.group)).toBeUndefined();
+      for (const row of purged)
+        expect(await f.store.deadLetters.getDeadLetter(row.messageId, row.group)).toBeUndefined();
       expect(await historyOf(purged)).toEqual(purged.map(() => 0));
       expect(await Promise.all(kept.map(statusOf))).toEqual(['resolved', 'ignored', 'pending', 'dead', 'replaying']);
       expect(await historyOf(kept)).toEqual(keptHistory);
-      expect(await f.store.countDeadLetters()).toEqual({ pending: 1, replaying: 1, resolved: 1, ignored: 1, dead: 1 });
+      expect(await f.store.deadLetters.countDeadLetters()).toEqual({
+        pending: 1,
+        replaying: 1,
+        resolved: 1,
+        ignored: 1,
+        dead: 1,
+      });
       // A later failure of a purged message starts a new row.
       const again = await f.store.transaction((tx) =>
-        f.store.recordDeliveryFailure(tx, failure({ messageId: purged[0]!.messageId, now: 40_000 }), dead),
+        f.store.deadLetters.recordDeliveryFailure(tx, failure({ messageId: purged[0]!.messageId, now: 40_000 }), dead),
       );
       expect(again).toMatchObject({ attempts: 1, status: 'dead' });
     });
@@ -493,7 +525,7 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       const other = await ignoredAt(11_000);
       const t = await f.begin();
       try {
-        await f.store.recordDeliveryFailure(
+        await f.store.deadLetters.recordDeliveryFailure(
           t.tx,
           failure({ messageId: reopened.messageId, now: 40_000 }),
           retryAt(50_000),
@@ -504,8 +536,11 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
         await t.rollback();
         throw err;
       }
-      expect(await f.store.getDeadLetter(other.messageId, GROUP)).toBeUndefined();
-      expect(await f.store.getDeadLetter(reopened.messageId, GROUP)).toMatchObject({ status: 'pending', attempts: 1 });
+      expect(await f.store.deadLetters.getDeadLetter(other.messageId, GROUP)).toBeUndefined();
+      expect(await f.store.deadLetters.getDeadLetter(reopened.messageId, GROUP)).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+      });
       expect(await purge(20_000, 10)).toBe(0);
       expect((await historyOf([reopened]))[0]).toBeGreaterThan(0);
     });

@@ -10,10 +10,10 @@
  * test stops compiling until it says how it runs it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertDeadLetterEvents, lockDeadLetters, updateDeadLetters } from '../../src/stores/shared/admin-sql.js';
-import type { DeadLetterTransition } from '../../src/stores/shared/dead-letter-transition.js';
-import type { TableNames } from '../../src/stores/shared/naming.js';
-import type { SqlDialect } from '../../src/stores/shared/sql-dialect.js';
+import { insertDeadLetterEvents, lockDeadLetters, updateDeadLetters } from '../../src/stores/sql/admin-sql.js';
+import type { DeadLetterTransition } from '../../src/stores/sql/dead-letter-transition.js';
+import type { TableNames } from '../../src/stores/sql/naming.js';
+import type { SqlDialect } from '../../src/stores/sql/sql-dialect.js';
 
 /** The operations on the relay's, consumer's and replay job's hot paths. */
 export const HOT_OPERATIONS = [

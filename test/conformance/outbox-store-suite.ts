@@ -7,11 +7,10 @@
  * transaction on a second connection, and the claim query's plan text.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AdminStore } from '../../src/ports/admin-store.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
-import type { NewOutboxRow, OutboxStore } from '../../src/ports/outbox-store.js';
+import type { NewOutboxRow } from '../../src/ports/outbox-store.js';
+import type { Store } from '../../src/ports/store.js';
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
-import type { TableNames } from '../../src/stores/shared/naming.js';
+import type { TableNames } from '../../src/stores/sql/naming.js';
 import { newRow } from '../support/rows.js';
 
 export interface OpenTransaction {
@@ -21,8 +20,8 @@ export interface OpenTransaction {
 }
 
 export interface StoreFixture {
-  /** Every store is also a ConsumerStore (see consumer-store-suite.ts). */
-  readonly store: OutboxStore & ConsumerStore & AdminStore & { readonly tables: TableNames };
+  /** The whole store: every suite (outbox, consumer, admin) uses its concerns. */
+  readonly store: Store & { readonly tables: TableNames };
   /** A transaction on its own connection, left open until commit/rollback. */
   begin(): Promise<OpenTransaction>;
   /** The plan of the claim query as text, after the fixture made statistics misleading. */
@@ -48,17 +47,17 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
 
     const add = async (row: NewOutboxRow, ordered = false) => {
       const t = await f.begin();
-      const res = await f.store.insert(t.tx, row, { ordered });
+      const res = await f.store.outbox.insert(t.tx, row, { ordered });
       await t.commit();
       return res;
     };
     const claimAll = (now: number, owner = 'r1', limit = 1000, ordered = false) =>
-      f.store.claim({ owner, limit, now, leaseMs: 10_000, ordered });
+      f.store.outbox.claim({ owner, limit, now, leaseMs: 10_000, ordered });
 
     it('migrates idempotently, also concurrently', async () => {
       await Promise.all([f.store.migrate(), f.store.migrate()]);
       await f.store.migrate();
-      expect(await f.store.stats()).toEqual({ pending: 0, sent: 0, dead: 0, oldestPendingAt: null });
+      expect(await f.store.outbox.stats()).toEqual({ pending: 0, sent: 0, dead: 0, oldestPendingAt: null });
     });
 
     it('keeps a committed row and leaves no trace of a rolled-back one', async () => {
@@ -66,10 +65,10 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       const lost = newRow();
       await add(kept);
       const t = await f.begin();
-      await f.store.insert(t.tx, lost, { ordered: false });
+      await f.store.outbox.insert(t.tx, lost, { ordered: false });
       await t.rollback();
-      expect((await f.store.get(kept.messageId))?.status).toBe('pending');
-      expect(await f.store.get(lost.messageId)).toBeUndefined();
+      expect((await f.store.outbox.get(kept.messageId))?.status).toBe('pending');
+      expect(await f.store.outbox.get(lost.messageId)).toBeUndefined();
       const claimed = await claimAll(10_000);
       expect(claimed.map((r) => r.messageId)).toEqual([kept.messageId]);
     });
@@ -81,7 +80,7 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
         traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
       };
       await add(row);
-      const got = (await f.store.get(row.messageId))!;
+      const got = (await f.store.outbox.get(row.messageId))!;
       expect(got).toMatchObject({
         messageId: row.messageId,
         type: row.type,
@@ -105,29 +104,29 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       expect(await add(first)).toEqual({ inserted: true, messageId: first.messageId });
       expect(await add(second)).toEqual({ inserted: false, messageId: first.messageId });
       expect(await add(newRow({ key: 'order-1', type: 'order.paid' }))).toMatchObject({ inserted: true });
-      expect((await f.store.stats()).pending).toBe(2);
+      expect((await f.store.outbox.stats()).pending).toBe(2);
     });
 
     it('inserts a row already claimed: it reports its seq, nobody claims it before the lease ends, release frees it', async () => {
       const row = newRow({ createdAt: 1_000 });
       const t = await f.begin();
-      const res = await f.store.insert(t.tx, row, { ordered: false, lease: { owner: 'here', until: 11_000 } });
+      const res = await f.store.outbox.insert(t.tx, row, { ordered: false, lease: { owner: 'here', until: 11_000 } });
       await t.commit();
       expect(res).toMatchObject({ inserted: true, messageId: row.messageId });
-      const stored = (await f.store.get(row.messageId))!;
+      const stored = (await f.store.outbox.get(row.messageId))!;
       expect(res.seq).toBe(stored.seq);
       expect(stored).toMatchObject({ status: 'pending', claimedBy: 'here', nextAttemptAt: 11_000, attempts: 0 });
       expect(await claimAll(10_999, 'elsewhere')).toEqual([]);
-      if (f.store.claimLocked) {
-        const locked = await f.store.claimLocked({ limit: 10, now: 10_999, leaseMs: 10_000, ordered: false });
+      if (f.store.outbox.claimLocked) {
+        const locked = await f.store.outbox.claimLocked({ limit: 10, now: 10_999, leaseMs: 10_000, ordered: false });
         expect(locked.rows).toEqual([]);
         await locked.release();
       }
       // The lease holder marks it sent like any claimed row; a second leased insert of its (type, key) is a duplicate.
       const again = await add(newRow({ key: row.key }));
       expect(again).toEqual({ inserted: false, messageId: row.messageId });
-      expect(await f.store.release('elsewhere', [res.seq!], 2_000)).toBe(0);
-      expect(await f.store.release('here', [res.seq!], 2_000)).toBe(1);
+      expect(await f.store.outbox.release('elsewhere', [res.seq!], 2_000)).toBe(0);
+      expect(await f.store.outbox.release('here', [res.seq!], 2_000)).toBe(1);
       expect((await claimAll(2_000, 'elsewhere')).map((r) => r.messageId)).toEqual([row.messageId]);
     });
 
@@ -135,59 +134,59 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       const insert = async (owner = 'here', until = 50_000) => {
         const row = newRow();
         const t = await f.begin();
-        const { seq } = await f.store.insert(t.tx, row, { ordered: false, lease: { owner, until } });
+        const { seq } = await f.store.outbox.insert(t.tx, row, { ordered: false, lease: { owner, until } });
         await t.commit();
         return { seq: seq!, messageId: row.messageId, nextAttemptAt: until };
       };
       const [mine, sentMine, other] = [await insert(), await insert(), await insert()];
       const theirs = await insert('there');
       const claimedAgain = await insert('here', 10_000);
-      await f.store.markSent([sentMine.seq], 3_000);
+      await f.store.outbox.markSent([sentMine.seq], 3_000);
       // Its lease ran out and the same owner claimed it again: a new lease end, not the insert's.
       expect((await claimAll(20_000, 'here')).map((r) => r.messageId)).toEqual([claimedAgain.messageId]);
       const unknown = { seq: mine.seq + 1_000, messageId: newRow().messageId, nextAttemptAt: 50_000 };
       const otherIdElsewhere = { ...other, seq: theirs.seq }; // other's id with another row's seq
       const asked = [mine, sentMine, theirs, claimedAgain, unknown, otherIdElsewhere];
-      expect(await f.store.releaseLeased('here', asked, 2_000)).toBe(1);
-      expect(await f.store.get(mine.messageId)).toMatchObject({ claimedBy: null, nextAttemptAt: 2_000 });
-      expect(await f.store.get(sentMine.messageId)).toMatchObject({ status: 'sent' });
-      expect(await f.store.get(theirs.messageId)).toMatchObject({ claimedBy: 'there', nextAttemptAt: 50_000 });
-      expect(await f.store.get(claimedAgain.messageId)).toMatchObject({ claimedBy: 'here' });
-      expect((await f.store.get(claimedAgain.messageId))!.nextAttemptAt).toBeGreaterThan(20_000);
-      expect(await f.store.get(other.messageId)).toMatchObject({ claimedBy: 'here', nextAttemptAt: 50_000 });
-      expect(await f.store.releaseLeased('here', [], 2_000)).toBe(0);
+      expect(await f.store.outbox.releaseLeased('here', asked, 2_000)).toBe(1);
+      expect(await f.store.outbox.get(mine.messageId)).toMatchObject({ claimedBy: null, nextAttemptAt: 2_000 });
+      expect(await f.store.outbox.get(sentMine.messageId)).toMatchObject({ status: 'sent' });
+      expect(await f.store.outbox.get(theirs.messageId)).toMatchObject({ claimedBy: 'there', nextAttemptAt: 50_000 });
+      expect(await f.store.outbox.get(claimedAgain.messageId)).toMatchObject({ claimedBy: 'here' });
+      expect((await f.store.outbox.get(claimedAgain.messageId))!.nextAttemptAt).toBeGreaterThan(20_000);
+      expect(await f.store.outbox.get(other.messageId)).toMatchObject({ claimedBy: 'here', nextAttemptAt: 50_000 });
+      expect(await f.store.outbox.releaseLeased('here', [], 2_000)).toBe(0);
     });
 
     it('counts the rows a transaction sees, by seq and id: its own inserts until a savepoint undoes them', async () => {
       const committed = newRow();
       const t0 = await f.begin();
-      await f.store.insert(t0.tx, committed, { ordered: false });
+      await f.store.outbox.insert(t0.tx, committed, { ordered: false });
       await t0.commit();
-      const old = { seq: (await f.store.get(committed.messageId))!.seq, messageId: committed.messageId };
+      const old = { seq: (await f.store.outbox.get(committed.messageId))!.seq, messageId: committed.messageId };
       const lease = { owner: 'here', until: 50_000 };
       const t = await f.begin();
       const keptRow = newRow();
       const kept = {
-        seq: (await f.store.insert(t.tx, keptRow, { ordered: false, lease })).seq!,
+        seq: (await f.store.outbox.insert(t.tx, keptRow, { ordered: false, lease })).seq!,
         messageId: keptRow.messageId,
       };
       await t.tx.query('SAVEPOINT before_undone');
       const undoneRow = newRow();
       const undone = {
-        seq: (await f.store.insert(t.tx, undoneRow, { ordered: false, lease })).seq!,
+        seq: (await f.store.outbox.insert(t.tx, undoneRow, { ordered: false, lease })).seq!,
         messageId: undoneRow.messageId,
       };
       const never = { seq: undone.seq + 1_000, messageId: newRow().messageId };
       const all = [old, kept, undone, never];
-      expect(await f.store.countRows(t.tx, all)).toBe(3);
+      expect(await f.store.outbox.countRows(t.tx, all)).toBe(3);
       await t.tx.query('ROLLBACK TO SAVEPOINT before_undone');
-      expect(await f.store.countRows(t.tx, all)).toBe(2);
-      expect(await f.store.countRows(t.tx, [kept])).toBe(1);
-      expect(await f.store.countRows(t.tx, [undone])).toBe(0);
+      expect(await f.store.outbox.countRows(t.tx, all)).toBe(2);
+      expect(await f.store.outbox.countRows(t.tx, [kept])).toBe(1);
+      expect(await f.store.outbox.countRows(t.tx, [undone])).toBe(0);
       // The same id with another seq is another row (one a different transaction may hold): not counted.
-      expect(await f.store.countRows(t.tx, [{ seq: old.seq, messageId: kept.messageId }])).toBe(0);
-      expect(await f.store.countRows(t.tx, [{ ...kept, seq: old.seq }, old])).toBe(1);
-      expect(await f.store.countRows(t.tx, [])).toBe(0);
+      expect(await f.store.outbox.countRows(t.tx, [{ seq: old.seq, messageId: kept.messageId }])).toBe(0);
+      expect(await f.store.outbox.countRows(t.tx, [{ ...kept, seq: old.seq }, old])).toBe(1);
+      expect(await f.store.outbox.countRows(t.tx, [])).toBe(0);
       await t.rollback();
     });
 
@@ -195,13 +194,13 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       const first = newRow({ key: 'order-9' });
       await add(first);
       const t = await f.begin();
-      const res = await f.store.insert(t.tx, newRow({ key: 'order-9' }), {
+      const res = await f.store.outbox.insert(t.tx, newRow({ key: 'order-9' }), {
         ordered: false,
         lease: { owner: 'here', until: Date.now() + 60_000 },
       });
       await t.commit();
       expect(res).toEqual({ inserted: false, messageId: first.messageId });
-      expect((await f.store.get(first.messageId))?.claimedBy).toBeNull();
+      expect((await f.store.outbox.get(first.messageId))?.claimedBy).toBeNull();
     });
 
     it('claims only due rows, and a claim hides rows until its lease expires', async () => {
@@ -222,7 +221,7 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       for (let i = 0; i < 200; i++) await add(newRow());
       const claims = await Promise.all(
         ['a', 'b', 'c', 'd'].map((o) =>
-          f.store.claim({ owner: o, limit: 30, now: 10_000, leaseMs: 60_000, ordered: false }),
+          f.store.outbox.claim({ owner: o, limit: 30, now: 10_000, leaseMs: 60_000, ordered: false }),
         ),
       );
       const ids = claims.flat().map((r) => r.seq);
@@ -234,7 +233,7 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       if (!f.concurrentWriters) return;
       const early = await f.begin();
       const lowRow = newRow();
-      await f.store.insert(early.tx, lowRow, { ordered: false });
+      await f.store.outbox.insert(early.tx, lowRow, { ordered: false });
       const highRow = newRow();
       await add(highRow);
       expect((await claimAll(10_000)).map((r) => r.messageId)).toEqual([highRow.messageId]);
@@ -248,13 +247,13 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       await add(a);
       await add(b);
       const [ra, rb] = await claimAll(10_000);
-      expect(await f.store.markSent([ra!.seq], 20_000)).toBe(1);
-      expect(await f.store.markSent([ra!.seq], 21_000)).toBe(0);
-      expect(await f.store.get(a.messageId)).toMatchObject({ status: 'sent', sentAt: 20_000, claimedBy: null });
+      expect(await f.store.outbox.markSent([ra!.seq], 20_000)).toBe(1);
+      expect(await f.store.outbox.markSent([ra!.seq], 21_000)).toBe(0);
+      expect(await f.store.outbox.get(a.messageId)).toMatchObject({ status: 'sent', sentAt: 20_000, claimedBy: null });
       const failure = { seq: rb!.seq, attempts: 1, nextAttemptAt: 30_000, dead: false, error: 'nacked' };
-      expect(await f.store.recordFailure({ ...failure, owner: 'someone-else' })).toBe(false);
-      expect(await f.store.recordFailure({ ...failure, owner: 'r1' })).toBe(true);
-      expect(await f.store.get(b.messageId)).toMatchObject({
+      expect(await f.store.outbox.recordFailure({ ...failure, owner: 'someone-else' })).toBe(false);
+      expect(await f.store.outbox.recordFailure({ ...failure, owner: 'r1' })).toBe(true);
+      expect(await f.store.outbox.get(b.messageId)).toMatchObject({
         status: 'pending',
         attempts: 1,
         nextAttemptAt: 30_000,
@@ -263,11 +262,11 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       expect(await claimAll(29_999)).toEqual([]);
       const again = await claimAll(30_000);
       expect(
-        await f.store.recordFailure({ ...failure, seq: again[0]!.seq, attempts: 2, dead: true, owner: 'r1' }),
+        await f.store.outbox.recordFailure({ ...failure, seq: again[0]!.seq, attempts: 2, dead: true, owner: 'r1' }),
       ).toBe(true);
-      expect(await f.store.get(b.messageId)).toMatchObject({ status: 'dead', attempts: 2 });
+      expect(await f.store.outbox.get(b.messageId)).toMatchObject({ status: 'dead', attempts: 2 });
       expect(await claimAll(10_000_000)).toEqual([]);
-      expect(await f.store.stats()).toMatchObject({ pending: 0, sent: 1, dead: 1 });
+      expect(await f.store.outbox.stats()).toMatchObject({ pending: 0, sent: 1, dead: 1 });
     });
 
     it('records an uncharged failure as a reschedule only: attempts and history untouched, for the claim owner', async () => {
@@ -275,19 +274,19 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       await add(a);
       const [r] = await claimAll(10_000);
       const charged = { seq: r!.seq, owner: 'r1', attempts: 1, nextAttemptAt: 20_000, dead: false, error: 'nacked' };
-      expect(await f.store.recordFailure(charged)).toBe(true);
+      expect(await f.store.outbox.recordFailure(charged)).toBe(true);
       const [again] = await claimAll(20_000);
       const lost = { ...charged, seq: again!.seq, nextAttemptAt: 30_000, error: 'SURETY_CONNECTION_LOST: gone' };
-      expect(await f.store.recordFailure({ ...lost, owner: 'someone-else', charged: false })).toBe(false);
-      expect(await f.store.recordFailure({ ...lost, charged: false })).toBe(true);
-      expect(await f.store.get(a.messageId)).toMatchObject({
+      expect(await f.store.outbox.recordFailure({ ...lost, owner: 'someone-else', charged: false })).toBe(false);
+      expect(await f.store.outbox.recordFailure({ ...lost, charged: false })).toBe(true);
+      expect(await f.store.outbox.get(a.messageId)).toMatchObject({
         status: 'pending',
         attempts: 1,
         nextAttemptAt: 30_000,
         claimedBy: null,
         lastError: 'SURETY_CONNECTION_LOST: gone',
       });
-      const history = (await f.store.lineage(a.messageId))?.outbox?.history ?? [];
+      const history = (await f.store.admin.lineage(a.messageId))?.outbox?.history ?? [];
       expect(history.map((h) => [h.attempt, h.outcome, h.error])).toEqual([[1, 'failed', 'nacked']]);
       expect(await claimAll(29_999)).toEqual([]);
       expect((await claimAll(30_000)).map((x) => x.messageId)).toEqual([a.messageId]);
@@ -297,8 +296,8 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       const a = newRow();
       await add(a);
       const [r] = await claimAll(10_000);
-      expect(await f.store.release('other', [r!.seq], 10_001)).toBe(0);
-      expect(await f.store.release('r1', [r!.seq], 10_001)).toBe(1);
+      expect(await f.store.outbox.release('other', [r!.seq], 10_001)).toBe(0);
+      expect(await f.store.outbox.release('r1', [r!.seq], 10_001)).toBe(1);
       expect((await claimAll(10_001, 'r2')).map((x) => x.messageId)).toEqual([a.messageId]);
     });
 
@@ -311,7 +310,7 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       expect(await claimAll(10_000, 'r2', 1000, true)).toEqual([]);
       // A failed head keeps blocking its key.
       const head1 = claimed.find((r) => r.messageId === k1[0]!.messageId)!;
-      await f.store.recordFailure({
+      await f.store.outbox.recordFailure({
         seq: head1.seq,
         owner: 'r1',
         attempts: 1,
@@ -319,13 +318,13 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
         dead: false,
         error: 'x',
       });
-      await f.store.markSent([claimed.find((r) => r.messageId === k2[0]!.messageId)!.seq], 11_000);
+      await f.store.outbox.markSent([claimed.find((r) => r.messageId === k2[0]!.messageId)!.seq], 11_000);
       claimed = await claimAll(12_000, 'r1', 1000, true);
       expect(claimed.map((r) => r.messageId)).toEqual([k2[1]!.messageId]);
-      await f.store.markSent([claimed[0]!.seq], 12_001);
+      await f.store.outbox.markSent([claimed[0]!.seq], 12_001);
       claimed = await claimAll(50_000, 'r1', 1000, true);
       expect(claimed.map((r) => r.messageId)).toEqual([k1[0]!.messageId]);
-      await f.store.markSent([claimed[0]!.seq], 50_001);
+      await f.store.outbox.markSent([claimed[0]!.seq], 50_001);
       claimed = await claimAll(50_002, 'r1', 1000, true);
       expect(claimed.map((r) => r.messageId)).toEqual([k1[1]!.messageId]);
     });
@@ -335,7 +334,7 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       const unordered = newRow({ orderingKey: 'o-1' });
       await add(unordered, false);
       const [old] = await claimAll(10_000);
-      await f.store.recordFailure({
+      await f.store.outbox.recordFailure({
         seq: old!.seq,
         owner: 'r1',
         attempts: 1,
@@ -356,7 +355,7 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       try {
         await t.tx.query(`SELECT count(*) AS n FROM ${f.store.tables.outbox}`); // fixes the snapshot where reads have one
         expect((await add(theirs)).inserted).toBe(true);
-        expect(await f.store.insert(t.tx, mine, { ordered: false })).toEqual({
+        expect(await f.store.outbox.insert(t.tx, mine, { ordered: false })).toEqual({
           inserted: false,
           messageId: theirs.messageId,
         });
@@ -370,13 +369,13 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       for (const r of rows) await add(r);
       const claimed = await claimAll(10_000);
       const bySeq = claimed.map((r) => r.seq);
-      await f.store.markSent(bySeq.slice(0, 3), 100_000); // old
-      await f.store.markSent(bySeq.slice(3, 5), 900_000); // recent
-      expect(await f.store.purgeSent(500_000, 2)).toBe(2);
-      expect(await f.store.purgeSent(500_000, 2)).toBe(1);
-      expect(await f.store.purgeSent(500_000, 2)).toBe(0);
-      expect(await f.store.stats()).toMatchObject({ pending: 2, sent: 2 });
-      for (const r of claimed.slice(3)) expect(await f.store.get(r.messageId)).toBeDefined();
+      await f.store.outbox.markSent(bySeq.slice(0, 3), 100_000); // old
+      await f.store.outbox.markSent(bySeq.slice(3, 5), 900_000); // recent
+      expect(await f.store.outbox.purgeSent(500_000, 2)).toBe(2);
+      expect(await f.store.outbox.purgeSent(500_000, 2)).toBe(1);
+      expect(await f.store.outbox.purgeSent(500_000, 2)).toBe(0);
+      expect(await f.store.outbox.stats()).toMatchObject({ pending: 2, sent: 2 });
+      for (const r of claimed.slice(3)) expect(await f.store.outbox.get(r.messageId)).toBeDefined();
     });
 
     it('purges the attempt history of purged rows and keeps that of the others', async () => {
@@ -386,13 +385,13 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       const claimed = await claimAll(10_000);
       for (const r of claimed) {
         const failure = { seq: r.seq, attempts: 1, nextAttemptAt: 10_000, dead: false, error: 'nacked', now: 10_000 };
-        expect(await f.store.recordFailure({ ...failure, owner: 'r1' })).toBe(true);
+        expect(await f.store.outbox.recordFailure({ ...failure, owner: 'r1' })).toBe(true);
       }
       const again = await claimAll(20_000);
-      await f.store.markSent([again.find((r) => r.messageId === old.messageId)!.seq], 100_000);
-      const attemptsOf = async (id: string) => (await f.store.lineage(id))?.outbox?.history.length ?? 0;
+      await f.store.outbox.markSent([again.find((r) => r.messageId === old.messageId)!.seq], 100_000);
+      const attemptsOf = async (id: string) => (await f.store.admin.lineage(id))?.outbox?.history.length ?? 0;
       expect(await attemptsOf(old.messageId)).toBe(1);
-      expect(await f.store.purgeSent(500_000, 10)).toBe(1);
+      expect(await f.store.outbox.purgeSent(500_000, 10)).toBe(1);
       const { rows } = await f.store.transaction((tx) =>
         tx.query(`SELECT message_id FROM ${f.store.tables.outboxAttempts}`),
       );
@@ -401,18 +400,18 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
     });
 
     it('grants a lease to one owner until it expires', async () => {
-      expect(await f.store.acquireLease('job', 'a', 1_000, 5_000)).toBe(true);
-      expect(await f.store.acquireLease('job', 'b', 2_000, 5_000)).toBe(false);
-      expect(await f.store.acquireLease('job', 'a', 3_000, 5_000)).toBe(true);
-      expect(await f.store.acquireLease('job', 'b', 7_999, 5_000)).toBe(false);
-      expect(await f.store.acquireLease('job', 'b', 8_001, 5_000)).toBe(true);
-      expect(await f.store.acquireLease('job', 'a', 8_002, 5_000)).toBe(false);
+      expect(await f.store.outbox.acquireLease('job', 'a', 1_000, 5_000)).toBe(true);
+      expect(await f.store.outbox.acquireLease('job', 'b', 2_000, 5_000)).toBe(false);
+      expect(await f.store.outbox.acquireLease('job', 'a', 3_000, 5_000)).toBe(true);
+      expect(await f.store.outbox.acquireLease('job', 'b', 7_999, 5_000)).toBe(false);
+      expect(await f.store.outbox.acquireLease('job', 'b', 8_001, 5_000)).toBe(true);
+      expect(await f.store.outbox.acquireLease('job', 'a', 8_002, 5_000)).toBe(false);
     });
 
     it('reports stats with the oldest pending creation time', async () => {
       await add(newRow({ createdAt: 3_000 }));
       await add(newRow({ createdAt: 2_000 }));
-      expect(await f.store.stats()).toEqual({ pending: 2, sent: 0, dead: 0, oldestPendingAt: 2_000 });
+      expect(await f.store.outbox.stats()).toEqual({ pending: 2, sent: 0, dead: 0, oldestPendingAt: 2_000 });
     });
 
     it('runs the claim on its index whatever the statistics say', async () => {
@@ -428,13 +427,13 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       const row = newRow();
       await expect(
         f.store.transaction(async (tx) => {
-          await f.store.insert(tx, row, { ordered: false });
+          await f.store.outbox.insert(tx, row, { ordered: false });
           throw new Error('business rule failed');
         }),
       ).rejects.toThrow('business rule failed');
-      expect(await f.store.get(row.messageId)).toBeUndefined();
-      await f.store.transaction((tx) => f.store.insert(tx, row, { ordered: false }));
-      expect(await f.store.get(row.messageId)).toBeDefined();
+      expect(await f.store.outbox.get(row.messageId)).toBeUndefined();
+      await f.store.transaction((tx) => f.store.outbox.insert(tx, row, { ordered: false }));
+      expect(await f.store.outbox.get(row.messageId)).toBeDefined();
     });
 
     // The README's advice: issue the add together with the business statement (pipelined on pg).
@@ -443,17 +442,20 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       await f.store.transaction((tx) =>
         Promise.all([
           tx.query('SELECT 1'),
-          f.store.insert(tx, a, { ordered: false }),
-          f.store.insert(tx, b, { ordered: false }),
+          f.store.outbox.insert(tx, a, { ordered: false }),
+          f.store.outbox.insert(tx, b, { ordered: false }),
         ]),
       );
       await expect(
         f.store.transaction((tx) =>
-          Promise.all([tx.query('SELECT * FROM surety_no_such_table'), f.store.insert(tx, c, { ordered: false })]),
+          Promise.all([
+            tx.query('SELECT * FROM surety_no_such_table'),
+            f.store.outbox.insert(tx, c, { ordered: false }),
+          ]),
         ),
       ).rejects.toThrow(/surety_no_such_table/);
       // The connection, and its prepared statements, still serve the next transaction.
-      await f.store.transaction((tx) => f.store.insert(tx, d, { ordered: false }));
+      await f.store.transaction((tx) => f.store.outbox.insert(tx, d, { ordered: false }));
       const ids = (await claimAll(Date.now() + 60_000)).map((r) => r.messageId);
       expect(ids.sort()).toEqual([a.messageId, b.messageId, d.messageId].sort());
     });
@@ -475,12 +477,12 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
               f.store.transaction((tx) => {
                 const failing = fail(tx); // first, as in the README's Promise.all
                 const others = Array.from({ length: between }, () => tx.query('SELECT 1'));
-                adding = f.store.insert(tx, late, { ordered });
+                adding = f.store.outbox.insert(tx, late, { ordered });
                 return Promise.all([failing, ...others, adding]);
               }),
             ).rejects.toThrow(error);
             await adding!.catch(() => undefined); // refused, failed in the aborted transaction, or rolled back
-            expect(await f.store.get(late.messageId), `ordered ${ordered}, ${between} between`).toBeUndefined();
+            expect(await f.store.outbox.get(late.messageId), `ordered ${ordered}, ${between} between`).toBeUndefined();
           }
         }
       }

@@ -29,9 +29,9 @@ export function versionGuardCases(fixture: () => StoreFixture): void {
   describe('version guards', () => {
     const raise = (version: number, g = guard()) => {
       const { store } = fixture();
-      return store.transaction((tx) => store.raiseVersion(tx, g, version));
+      return store.transaction((tx) => store.versionGuards.raiseVersion(tx, g, version));
     };
-    const guarded = (g = guard()) => fixture().store.guardedVersion(g);
+    const guarded = (g = guard()) => fixture().store.versionGuards.guardedVersion(g);
 
     it('raises a guard only upward, one guard per group, scope and key', async () => {
       expect(await guarded()).toBeUndefined();
@@ -62,14 +62,14 @@ export function versionGuardCases(fixture: () => StoreFixture): void {
     it('sees its own transaction raise, and a rollback undoes it', async () => {
       const { store } = fixture();
       const t = await open(fixture());
-      expect(await store.raiseVersion(t.tx, guard(), 5)).toBe(true);
-      expect(await store.raiseVersion(t.tx, guard(), 5)).toBe(false);
-      expect(await store.raiseVersion(t.tx, guard(), 6)).toBe(true);
+      expect(await store.versionGuards.raiseVersion(t.tx, guard(), 5)).toBe(true);
+      expect(await store.versionGuards.raiseVersion(t.tx, guard(), 5)).toBe(false);
+      expect(await store.versionGuards.raiseVersion(t.tx, guard(), 6)).toBe(true);
       await t.rollback();
       expect(await guarded()).toBeUndefined();
       expect(await raise(2)).toBe(true);
       const u = await open(fixture());
-      expect(await store.raiseVersion(u.tx, guard(), 7)).toBe(true);
+      expect(await store.versionGuards.raiseVersion(u.tx, guard(), 7)).toBe(true);
       await u.rollback();
       expect(await guarded()).toBe(2);
       expect(await raise(3)).toBe(true);
@@ -87,9 +87,9 @@ export function versionGuardCases(fixture: () => StoreFixture): void {
         const a = await open(f);
         const b = await open(f);
         try {
-          expect(await f.store.raiseVersion(a.tx, g, first)).toBe(true);
+          expect(await f.store.versionGuards.raiseVersion(a.tx, g, first)).toBe(true);
           const id = await sessionId(f.store.dialect, b.tx);
-          const pending = f.store.raiseVersion(b.tx, g, second);
+          const pending = f.store.versionGuards.raiseVersion(b.tx, g, second);
           await blockedOnLock(f.store, id);
           await a.commit();
           expect(await pending).toBe(raised);
@@ -98,7 +98,7 @@ export function versionGuardCases(fixture: () => StoreFixture): void {
           await a.close();
           await b.close();
         }
-        expect(await f.store.guardedVersion(g)).toBe(Math.max(first, second));
+        expect(await f.store.versionGuards.guardedVersion(g)).toBe(Math.max(first, second));
       }
     });
 
@@ -108,9 +108,9 @@ export function versionGuardCases(fixture: () => StoreFixture): void {
       const a = await open(f);
       const b = await open(f);
       try {
-        expect(await f.store.raiseVersion(a.tx, guard(), 5)).toBe(true);
+        expect(await f.store.versionGuards.raiseVersion(a.tx, guard(), 5)).toBe(true);
         const id = await sessionId(f.store.dialect, b.tx);
-        const pending = f.store.raiseVersion(b.tx, guard(), 3);
+        const pending = f.store.versionGuards.raiseVersion(b.tx, guard(), 3);
         await blockedOnLock(f.store, id);
         await a.rollback();
         expect(await pending).toBe(true);

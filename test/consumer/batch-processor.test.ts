@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import { Consumer } from '../../src/consumer/consumer.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import { withEffects, wire, type Effects } from '../support/consumer-env.js';
 import { storeFixtures } from '../support/stores.js';
 
@@ -42,7 +42,10 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
         expect(calls.get(messages[2]!.id)).toBe(1); // the failing handler ran once
         const rows = (await effects.rows()).map((r) => r.message_id).sort();
         expect(rows).toEqual([0, 1, 3, 4].map((i) => messages[i]!.id).sort()); // its write rolled back alone
-        expect(await store.getDeadLetter(messages[2]!.id, 'g')).toMatchObject({ status: 'pending', attempts: 1 });
+        expect(await store.deadLetters.getDeadLetter(messages[2]!.id, 'g')).toMatchObject({
+          status: 'pending',
+          attempts: 1,
+        });
         // Delivered again later: all duplicates, nothing runs.
         expect((await consumer.processor.process(items)).map((o) => o.kind)).toEqual([
           'duplicate',
@@ -100,7 +103,10 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
         expect((await effects.rows()).map((r) => r.message_id).sort()).toEqual(
           [0, 1, 3].map((i) => messages[i]!.id).sort(),
         );
-        expect(await store.getDeadLetter(messages[2]!.id, 'g')).toMatchObject({ status: 'pending', attempts: 1 });
+        expect(await store.deadLetters.getDeadLetter(messages[2]!.id, 'g')).toMatchObject({
+          status: 'pending',
+          attempts: 1,
+        });
         // The replay job's path: the dead letter alone, flagged as a replay.
         broken = false;
         replayed = [];

@@ -2,7 +2,7 @@ import amqp from 'amqplib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import { Consumer } from '../../src/consumer/consumer.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
 import { makeSqliteFixture } from '../stores/sqlite-fixture.js';
 import { wire } from '../support/consumer-env.js';
@@ -63,7 +63,7 @@ describe('broker retry strategy (RabbitMQ quorum delivery limit + dead-letter ex
     expect(calls).toBe(3); // first delivery + 2 redeliveries
     const dead = await ch.get(dlq, { noAck: true });
     expect(dead && dead.properties.messageId).toBe(m.id);
-    expect(await store.getDeadLetter(m.id, group)).toBeUndefined();
-    expect(await store.inboxRecordedAt(m.id, group)).toBeUndefined();
+    expect(await store.deadLetters.getDeadLetter(m.id, group)).toBeUndefined();
+    expect(await store.inbox.inboxRecordedAt(m.id, group)).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import { Consumer } from '../../src/consumer/consumer.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import type { Transport } from '../../src/ports/transport.js';
 import { createEmbeddedTransport } from '../../src/transports/embedded/index.js';
 import { createRabbitMqTransport, declareTopology, parkingQueueName } from '../../src/transports/rabbitmq/index.js';
@@ -100,7 +100,7 @@ for (const broker of ['rabbitmq', 'embedded'] as const) {
         await consumer.start();
         const store = f.store as unknown as ConsumerStore;
         await waitFor('both messages in the inbox', async () => {
-          for (const m of messages) if ((await store.inboxRecordedAt(m.id, group)) === undefined) return false;
+          for (const m of messages) if ((await store.inbox.inboxRecordedAt(m.id, group)) === undefined) return false;
           return true;
         });
         await consumer.stop();

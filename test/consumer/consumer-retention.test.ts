@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import { Consumer } from '../../src/consumer/consumer.js';
 import { ConsumerRetention } from '../../src/consumer/consumer-retention.js';
-import type { ConsumerStore, DeadLetterRow, RetryDecision } from '../../src/ports/consumer-store.js';
+import type { DeadLetterRow, RetryDecision } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import { failure } from '../conformance/consumer-store-suite.js';
 import { transportFactories } from '../support/consumer-env.js';
 import { uniqueName } from '../support/env.js';
@@ -16,20 +17,20 @@ const dead = (): RetryDecision => ({ status: 'dead', nextRetryAt: null });
 async function seedDeadLetters(store: ConsumerStore, group: string, settledAt: { resolved: number; ignored: number }) {
   const record = async (now: number, decision: RetryDecision): Promise<DeadLetterRow> => {
     const f = failure({ group, now });
-    await store.transaction((tx) => store.recordDeliveryFailure(tx, f, () => decision));
-    return (await store.getDeadLetter(f.messageId, group))!;
+    await store.transaction((tx) => store.deadLetters.recordDeliveryFailure(tx, f, () => decision));
+    return (await store.deadLetters.getDeadLetter(f.messageId, group))!;
   };
   const resolved = await record(settledAt.resolved - 1, { status: 'pending', nextRetryAt: settledAt.resolved - 1 });
-  await store.claimDue({ owner: 'r', group, now: settledAt.resolved, limit: 10, leaseMs: 1_000 });
-  expect(await store.markResolved(resolved.id, 'r', settledAt.resolved)).toBe(true);
+  await store.deadLetters.claimDue({ owner: 'r', group, now: settledAt.resolved, limit: 10, leaseMs: 1_000 });
+  expect(await store.deadLetters.markResolved(resolved.id, 'r', settledAt.resolved)).toBe(true);
   const ignored = await record(settledAt.ignored - 1, dead());
-  expect(await store.ignore(ignored.id, 'obsolete', settledAt.ignored)).toBe(true);
+  expect(await store.deadLetters.ignore(ignored.id, 'obsolete', settledAt.ignored)).toBe(true);
   const deadRow = await record(1 * DAY, dead());
   return { resolved, ignored, deadRow };
 }
 
 const exists = async (store: ConsumerStore, row: DeadLetterRow) =>
-  (await store.getDeadLetter(row.messageId, row.group)) !== undefined;
+  (await store.deadLetters.getDeadLetter(row.messageId, row.group)) !== undefined;
 
 for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
   it(`consumer retention purges old inbox rows and settled dead letters, in batches (${dialect})`, async () => {
@@ -38,8 +39,8 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
       const store = f.store as unknown as ConsumerStore;
       const clock = new ManualClock(100 * DAY);
       await store.transaction(async (tx) => {
-        for (let i = 0; i < 25; i++) await store.recordInbox(tx, `old-${i}`, 'billing', 90 * DAY);
-        await store.recordInbox(tx, 'recent', 'billing', 99 * DAY);
+        for (let i = 0; i < 25; i++) await store.inbox.recordInbox(tx, `old-${i}`, 'billing', 90 * DAY);
+        await store.inbox.recordInbox(tx, 'recent', 'billing', 99 * DAY);
       });
       const old = [];
       for (let i = 0; i < 6; i++)
@@ -49,8 +50,8 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
       const job = new ConsumerRetention(store, clock, windows, silentLogger);
 
       expect(await job.runOnce()).toEqual({ inbox: 25, settledDeadLetters: 12 });
-      expect(await store.inboxRecordedAt('old-0', 'billing')).toBeUndefined();
-      expect(await store.inboxRecordedAt('recent', 'billing')).toBe(99 * DAY);
+      expect(await store.inbox.inboxRecordedAt('old-0', 'billing')).toBeUndefined();
+      expect(await store.inbox.inboxRecordedAt('recent', 'billing')).toBe(99 * DAY);
       for (const o of old) {
         expect(await exists(store, o.resolved)).toBe(false);
         expect(await exists(store, o.ignored)).toBe(false);
@@ -69,7 +70,7 @@ describe('consumer retention', () => {
     const f = await storeFixtures.sqlite('cons_ret_keep');
     try {
       const store = f.store as unknown as ConsumerStore;
-      await store.transaction((tx) => store.recordInbox(tx, 'old', 'billing', 1 * DAY));
+      await store.transaction((tx) => store.inbox.recordInbox(tx, 'old', 'billing', 1 * DAY));
       const rows = await seedDeadLetters(store, 'billing', { resolved: 2 * DAY, ignored: 2 * DAY });
       const clock = new ManualClock(1_000 * DAY);
       const options = { inboxWindowMs: 0, settledDeadLettersMs: 0, intervalMs: 1_000, batchSize: 10 };
@@ -99,8 +100,8 @@ describe('consumer retention', () => {
     }).on('order.created', async () => undefined);
     try {
       await store.transaction(async (tx) => {
-        await store.recordInbox(tx, 'old', group, 90 * DAY);
-        await store.recordInbox(tx, 'recent', group, 99 * DAY);
+        await store.inbox.recordInbox(tx, 'old', group, 90 * DAY);
+        await store.inbox.recordInbox(tx, 'recent', group, 99 * DAY);
       });
       const old = await seedDeadLetters(store, group, { resolved: 60 * DAY, ignored: 65 * DAY });
       const recent = await seedDeadLetters(store, group, { resolved: 71 * DAY, ignored: 95 * DAY });
@@ -110,12 +111,12 @@ describe('consumer retention', () => {
         async () =>
           !(await exists(store, old.resolved)) &&
           !(await exists(store, old.ignored)) &&
-          (await store.inboxRecordedAt('old', group)) === undefined,
+          (await store.inbox.inboxRecordedAt('old', group)) === undefined,
         10_000,
       );
       expect(await exists(store, old.deadRow)).toBe(true);
       for (const row of Object.values(recent)) expect(await exists(store, row)).toBe(true);
-      expect(await store.inboxRecordedAt('recent', group)).toBe(99 * DAY);
+      expect(await store.inbox.inboxRecordedAt('recent', group)).toBe(99 * DAY);
     } finally {
       await consumer.stop();
       await t.close();

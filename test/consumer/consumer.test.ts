@@ -4,7 +4,7 @@ import { Consumer } from '../../src/consumer/consumer.js';
 import { PermanentError } from '../../src/consumer/errors.js';
 import { fetchBack } from '../../src/consumer/fetch-back.js';
 import { ReplayJob } from '../../src/consumer/replay-job.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { effectsTable, transportFactories, wire, type TransportHandle } from '../support/consumer-env.js';
 import { uniqueName } from '../support/env.js';
@@ -63,7 +63,10 @@ for (const [broker, makeTransport] of Object.entries(transportFactories)) {
         const m = await publish('order.created');
         await publish('order.created', m); // a redelivery: same id
         const other = await publish('order.created');
-        await waitFor('both ids recorded', async () => (await store.inboxRecordedAt(other.id, group)) !== undefined);
+        await waitFor(
+          'both ids recorded',
+          async () => (await store.inbox.inboxRecordedAt(other.id, group)) !== undefined,
+        );
         await waitFor('duplicate settled', async () => (await effects.rows()).length >= 2);
         const rows = await effects.rows();
         expect(rows.map((r) => r.message_id).sort()).toEqual([m.id, other.id].sort());
@@ -87,14 +90,17 @@ for (const [broker, makeTransport] of Object.entries(transportFactories)) {
         await waitFor('good handled', async () => (await effects.rows()).some((r) => r.message_id === good.id));
         await waitFor(
           'dead letters recorded',
-          async () => (await store.getDeadLetter(permanent.id, group)) !== undefined,
+          async () => (await store.deadLetters.getDeadLetter(permanent.id, group)) !== undefined,
         );
-        const dl = (await store.getDeadLetter(bad.id, group))!;
+        const dl = (await store.deadLetters.getDeadLetter(bad.id, group))!;
         expect(dl).toMatchObject({ status: 'pending', attempts: 1, type: 'order.created', poison: false });
         expect(dl.lastError).toContain('downstream unavailable');
         expect(dl.nextRetryAt! - dl.updatedAt).toBe(1 * MIN); // first step of the default schedule
-        expect(await store.getDeadLetter(permanent.id, group)).toMatchObject({ status: 'dead', attempts: 1 });
-        expect(await store.inboxRecordedAt(bad.id, group)).toBeUndefined(); // its effects rolled back
+        expect(await store.deadLetters.getDeadLetter(permanent.id, group)).toMatchObject({
+          status: 'dead',
+          attempts: 1,
+        });
+        expect(await store.inbox.inboxRecordedAt(bad.id, group)).toBeUndefined(); // its effects rolled back
       });
 
       it('handles and dead-letters as usual when every log line throws', async () => {
@@ -113,8 +119,11 @@ for (const [broker, makeTransport] of Object.entries(transportFactories)) {
         const bad = await publish('order.created', wire({ type: 'order.created', payload: { fail: true } }));
         const good = await publish('order.created', wire({ type: 'order.created', payload: {} }));
         await waitFor('good handled', async () => (await effects.rows()).some((r) => r.message_id === good.id));
-        await waitFor('bad dead-lettered', async () => (await store.getDeadLetter(bad.id, group)) !== undefined);
-        expect(await store.getDeadLetter(bad.id, group)).toMatchObject({ status: 'dead', attempts: 1 });
+        await waitFor(
+          'bad dead-lettered',
+          async () => (await store.deadLetters.getDeadLetter(bad.id, group)) !== undefined,
+        );
+        expect(await store.deadLetters.getDeadLetter(bad.id, group)).toMatchObject({ status: 'dead', attempts: 1 });
         expect(lines).toBeGreaterThan(0); // it did try to log, and the lines were dropped
       });
 
@@ -131,7 +140,10 @@ for (const [broker, makeTransport] of Object.entries(transportFactories)) {
         await c.start();
         const bad = await publish('order.created', wire({ type: 'order.created', payload: { fail: true } }));
         const good = await publish('order.created', wire({ type: 'order.created', payload: {} }));
-        await waitFor('bad dead-lettered', async () => (await store.getDeadLetter(bad.id, group)) !== undefined);
+        await waitFor(
+          'bad dead-lettered',
+          async () => (await store.deadLetters.getDeadLetter(bad.id, group)) !== undefined,
+        );
         await waitFor(
           'good handled',
           async () => (await effects.rows()).filter((r) => r.message_id === good.id).length === 2,
@@ -161,7 +173,10 @@ for (const [broker, makeTransport] of Object.entries(transportFactories)) {
         const bad = await publish('order.created', wire({ type: 'order.created', payload: { fail: true } }));
         await c.start();
         await waitFor('both dead-lettered', async () =>
-          Boolean((await store.getDeadLetter(bad.id, group)) && (await store.getDeadLetter(flaky.id, group))),
+          Boolean(
+            (await store.deadLetters.getDeadLetter(bad.id, group)) &&
+            (await store.deadLetters.getDeadLetter(flaky.id, group)),
+          ),
         );
         expect(calls.get(flaky.id)).toBe(2); // once in the batch's first pass, once in its rerun
         expect((await effects.rows()).filter((r) => r.message_id === flaky.id)).toEqual([]);
@@ -182,13 +197,18 @@ for (const [broker, makeTransport] of Object.entries(transportFactories)) {
         const future = await publish('order.created', wire({ type: 'order.created', version: 3, payload: {} }));
         const good = await publish('order.created', wire({ type: 'order.created', version: 2, payload: {} }));
         await waitFor('good handled', async () => (await effects.rows()).some((r) => r.message_id === good.id));
-        await waitFor('poison recorded', async () => (await store.getDeadLetter(future.id, group)) !== undefined);
-        expect(await store.getDeadLetter(garbage.id, group)).toMatchObject({
+        await waitFor(
+          'poison recorded',
+          async () => (await store.deadLetters.getDeadLetter(future.id, group)) !== undefined,
+        );
+        expect(await store.deadLetters.getDeadLetter(garbage.id, group)).toMatchObject({
           status: 'dead',
           poison: true,
           bodyEncoding: 'base64',
         });
-        expect((await store.getDeadLetter(future.id, group))?.lastError).toContain('newer than the handler');
+        expect((await store.deadLetters.getDeadLetter(future.id, group))?.lastError).toContain(
+          'newer than the handler',
+        );
       });
 
       it('upcasts a v1 message for a v2 handler', async () => {
@@ -229,13 +249,13 @@ for (const [broker, makeTransport] of Object.entries(transportFactories)) {
         );
         await c.start();
         const m = await publish('order.created');
-        await waitFor('dead letter', async () => (await store.getDeadLetter(m.id, group)) !== undefined);
+        await waitFor('dead letter', async () => (await store.deadLetters.getDeadLetter(m.id, group)) !== undefined);
         const replay = new ReplayJob(c, { intervalMs: 20 });
         expect(await replay.runOnce()).toBe(0); // still down: rescheduled
-        expect(await store.getDeadLetter(m.id, group)).toMatchObject({ status: 'pending', attempts: 2 });
+        expect(await store.deadLetters.getDeadLetter(m.id, group)).toMatchObject({ status: 'pending', attempts: 2 });
         downstreamUp = true;
         expect(await replay.runOnce()).toBe(1);
-        expect(await store.getDeadLetter(m.id, group)).toMatchObject({ status: 'resolved' });
+        expect(await store.deadLetters.getDeadLetter(m.id, group)).toMatchObject({ status: 'resolved' });
         expect((await effects.rows()).map((r) => r.message_id)).toEqual([m.id]);
       });
 
@@ -264,7 +284,7 @@ for (const [broker, makeTransport] of Object.entries(transportFactories)) {
         const notes = [2, 1, 3, 3].map((v) => wire({ type: 'customer.changed', key: 'cust-1', payload: { v } }));
         for (const n of notes) await publish('customer.changed', n);
         await waitFor('all handled', async () => {
-          for (const n of notes) if ((await store.inboxRecordedAt(n.id, group)) === undefined) return false;
+          for (const n of notes) if ((await store.inbox.inboxRecordedAt(n.id, group)) === undefined) return false;
           return true;
         });
         const rows = await effects.rows();

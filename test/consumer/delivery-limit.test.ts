@@ -4,7 +4,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import { Consumer } from '../../src/consumer/consumer.js';
 import { DEFAULT_RETRY_SCHEDULE_MS } from '../../src/consumer/consumer-options.js';
 import { ReplayJob } from '../../src/consumer/replay-job.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import { createRabbitMqTransport, type RabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
 import { makePostgresFixture } from '../stores/fixtures.js';
 import { wire } from '../support/consumer-env.js';
@@ -117,10 +117,13 @@ for (const engine of ['dead-letter-table', 'broker'] as const) {
         ...(engine === 'broker' ? { brokerRetry: { enabled: true } as const } : {}),
       }).on('order.created', async (_payload, { replay }) => void handled.push(replay));
       await consumer.start();
-      await waitFor('the dead-letter row', async () => (await store.getDeadLetter(sent.id, group)) !== undefined);
+      await waitFor(
+        'the dead-letter row',
+        async () => (await store.deadLetters.getDeadLetter(sent.id, group)) !== undefined,
+      );
       await consumer.stop(); // after the ack: an unacked message would return to its queue now
 
-      const row = (await store.getDeadLetter(sent.id, group))!;
+      const row = (await store.deadLetters.getDeadLetter(sent.id, group))!;
       expect(row).toMatchObject({
         messageId: sent.id,
         group,
@@ -138,7 +141,7 @@ for (const engine of ['dead-letter-table', 'broker'] as const) {
       expect(Buffer.from(row.body, row.bodyEncoding).equals(sent.body)).toBe(true); // byte for byte
       expect(row.headers).toMatchObject(sent.headers);
       expect(handled).toEqual([]);
-      expect(await store.inboxRecordedAt(sent.id, group)).toBeUndefined();
+      expect(await store.inbox.inboxRecordedAt(sent.id, group)).toBeUndefined();
       expect(dead).toEqual(engine === 'broker' ? [sent.id] : []);
       expect([await ready(group), await ready(parking)]).toEqual([0, 0]); // acked, not redelivered
 
@@ -147,7 +150,7 @@ for (const engine of ['dead-letter-table', 'broker'] as const) {
         clock.advance(DEFAULT_RETRY_SCHEDULE_MS[0]!);
         expect(await new ReplayJob(consumer).runOnce()).toBe(1);
         expect(handled).toEqual([true]);
-        expect(await store.getDeadLetter(sent.id, group)).toMatchObject({ status: 'resolved' });
+        expect(await store.deadLetters.getDeadLetter(sent.id, group)).toMatchObject({ status: 'resolved' });
       }
     });
 
@@ -165,7 +168,10 @@ for (const engine of ['dead-letter-table', 'broker'] as const) {
       await consumer.start();
       const sent = wire({ type: 'order.created', payload: { n: 1 } });
       await transport.publish({ topic: 'order.created', message: sent });
-      await waitFor('the message handled', async () => (await store.inboxRecordedAt(sent.id, group)) !== undefined);
+      await waitFor(
+        'the message handled',
+        async () => (await store.inbox.inboxRecordedAt(sent.id, group)) !== undefined,
+      );
 
       // A second copy (a relay's republish, say) that the broker gave up on.
       const ch = await conn.createConfirmChannel();
@@ -178,7 +184,7 @@ for (const engine of ['dead-letter-table', 'broker'] as const) {
 
       expect(await ready(parking)).toBe(0); // acked
       expect(handled).toBe(1);
-      expect(await store.getDeadLetter(sent.id, group)).toBeUndefined();
+      expect(await store.deadLetters.getDeadLetter(sent.id, group)).toBeUndefined();
     });
   });
 }

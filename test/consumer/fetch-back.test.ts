@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import { Consumer } from '../../src/consumer/consumer.js';
 import { fetchBack, type FetchedState } from '../../src/consumer/fetch-back.js';
-import type { ConsumerStore, VersionGuardKey } from '../../src/ports/consumer-store.js';
+import type { VersionGuardKey } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { wire } from '../support/consumer-env.js';
 import { customersTable, type CustomersTable } from '../support/customers-table.js';
@@ -85,7 +86,7 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
       expect(await customers.rows()).toEqual([{ id: KEY, name: 'v2', version: 2 }]);
       expect([first.done.outcomes, second.done.outcomes]).toEqual([[{ kind: 'handled' }], [{ kind: 'handled' }]]);
       expect(second.reports).toEqual([]); // v1 was never applied
-      expect(await store.guardedVersion(guard)).toBe(2);
+      expect(await store.versionGuards.guardedVersion(guard)).toBe(2);
     });
 
     it('converges on v2 in the reverse order, and a duplicate changes nothing', async () => {
@@ -101,7 +102,7 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
       expect(duplicate.reports).toEqual([]);
       expect(duplicate.done.outcomes).toEqual([{ kind: 'handled' }]);
       expect(await customers.rows()).toEqual([{ id: KEY, name: 'v2', version: 2 }]);
-      expect(await store.guardedVersion(guard)).toBe(2);
+      expect(await store.versionGuards.guardedVersion(guard)).toBe(2);
     });
 
     /** A consumer of the group in this process, driven through its processor; `answer` is what fetch returns. */
@@ -142,11 +143,11 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
       );
       expect(await handle()).toEqual(['recorded']); // a dead letter; the upsert rolled back
       expect(await customers.rows()).toEqual([]);
-      expect(await store.guardedVersion(guard)).toBeUndefined();
+      expect(await store.versionGuards.guardedVersion(guard)).toBeUndefined();
       failing = false;
       expect(await handle(true)).toEqual(['handled']);
       expect(await customers.rows()).toEqual([{ id: KEY, name: 'v2', version: 2 }]);
-      expect(await store.guardedVersion(guard)).toBe(2);
+      expect(await store.versionGuards.guardedVersion(guard)).toBe(2);
     });
 
     it('removes on a deletion and never brings back a state older than the newest applied', async () => {
@@ -165,7 +166,7 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
       expect(await rowsAfter(state(3))).toEqual([]);
       expect(await rowsAfter(state(4))).toEqual([]);
       expect(await rowsAfter(state(5))).toEqual([{ id: KEY, name: 'v5', version: 5 }]);
-      expect(await store.guardedVersion(guard)).toBe(5);
+      expect(await store.versionGuards.guardedVersion(guard)).toBe(5);
     });
   });
 }

@@ -2,7 +2,7 @@ import amqp from 'amqplib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import { Consumer } from '../../src/consumer/consumer.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { makePostgresFixture } from '../stores/fixtures.js';
 import { effectsTable, transportFactories, wire, type Effects, type TransportHandle } from '../support/consumer-env.js';
@@ -23,7 +23,7 @@ describe('handlerConcurrency 100: handlers at once, safely (PostgreSQL + RabbitM
 
   beforeEach(async () => {
     f = await makePostgresFixture('handler_safe');
-    store = f.store as unknown as ConsumerStore;
+    store = f.store;
     t = await transportFactories.rabbitmq();
     effects = await effectsTable(f);
     group = uniqueName('fast');
@@ -97,7 +97,7 @@ describe('handlerConcurrency 100: handlers at once, safely (PostgreSQL + RabbitM
       },
     );
     await consumer.start();
-    await waitFor('the failure recorded', async () => (await store.getDeadLetter(failing.id, group)) !== undefined);
+    await waitFor('the failure recorded', async () => (await store.deadLetters.getDeadLetter(failing.id, group)) !== undefined);
     await waitFor('the others applied', async () => (await effects.rows()).length === messages.length - 1);
     await consumer.stop();
     consumer = undefined;
@@ -109,10 +109,10 @@ describe('handlerConcurrency 100: handlers at once, safely (PostgreSQL + RabbitM
         .map((m) => m.id)
         .sort(),
     );
-    expect(await store.getDeadLetter(failing.id, group)).toMatchObject({ status: 'pending', attempts: 1 });
-    expect(await store.inboxRecordedAt(failing.id, group)).toBeUndefined(); // its own insert rolled back
+    expect(await store.deadLetters.getDeadLetter(failing.id, group)).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(await store.inbox.inboxRecordedAt(failing.id, group)).toBeUndefined(); // its own insert rolled back
     for (const m of sent.filter((s) => s.id !== failing.id))
-      expect(await store.inboxRecordedAt(m.id, group)).toBeDefined();
+      expect(await store.inbox.inboxRecordedAt(m.id, group)).toBeDefined();
     expect(handlerRuns).toBeGreaterThanOrEqual(messages.length);
 
     // Everything was acked: with the subscription's channel closed, nothing came back to the queue.

@@ -3,12 +3,11 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import { Consumer } from '../../src/consumer/consumer.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
-import type { OutboxStore } from '../../src/ports/outbox-store.js';
-import type { SqlExecutor } from '../../src/ports/sql-executor.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
+import type { Store } from '../../src/ports/store.js';
 import { Outbox } from '../../src/producer/outbox.js';
-import type { MysqlOutboxStore } from '../../src/stores/mysql/index.js';
-import { createPostgresOutboxStore, type PostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import type { MysqlStore } from '../../src/stores/mysql/index.js';
+import { createPostgresStore, type PostgresStore } from '../../src/stores/postgres/index.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { makeMysqlFixture } from '../stores/mysql-fixture.js';
 import { effectsTable, withEffects, wire, type Effects } from '../support/consumer-env.js';
@@ -28,8 +27,6 @@ const consumerOn = (store: ConsumerStore, handlerConcurrency: number, perKeySeri
 
 const items = (messages: ReturnType<typeof wire>[]) =>
   messages.map((message) => ({ message, topic: 'order.created', replay: false }));
-
-type Transaction = <T>(work: (tx: SqlExecutor) => Promise<T>) => Promise<T>;
 
 /** A promise and its resolver, to make one handler wait for an event in another. */
 function signal() {
@@ -164,15 +161,15 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
 
     it('gives outbox rows added by handlers at once for one ordering key distinct, increasing key_seq', async () => {
       await withStore(`hc_seq_${dialect}`, async (store) => {
-        const outbox = new Outbox({ store: store as unknown as OutboxStore, ordered: true });
+        const outbox = new Outbox({ store: store as unknown as Store, ordered: true });
         const consumer = consumerOn(store, 4).on('order.created', async (p: { n: number }, { tx }) => {
           await outbox.add(tx, { type: 'invoice.created', key: `i${p.n}`, orderingKey: 'customer-1', payload: p });
         });
         const messages = [0, 1, 2, 3, 4, 5].map((n) => wire({ type: 'order.created', key: `k${n}`, payload: { n } }));
         const outcomes = await consumer.processor.process(items(messages));
         expect(outcomes.every((o) => o.kind === 'handled')).toBe(true);
-        const table = (store as unknown as { outboxTable: string }).outboxTable;
-        const { rows } = await (store as unknown as OutboxStore & { transaction: Transaction }).transaction((tx) =>
+        const table = (store as unknown as Store).outbox.outboxTable;
+        const { rows } = await store.transaction((tx) =>
           tx.query<{ key_seq: number | string }>(`SELECT key_seq FROM ${table}`),
         );
         expect(rows.map((r) => Number(r.key_seq)).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
@@ -213,7 +210,10 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
         ]);
         expect(calls.get(3)).toBe(1); // the one failure is recorded as seen, not run again
         expect((await effects.rows()).map((r) => Number(r.note)).sort()).toEqual([0, 1, 2, 4, 5, 6, 7]);
-        expect(await store.getDeadLetter(messages[3]!.id, 'g')).toMatchObject({ status: 'pending', attempts: 1 });
+        expect(await store.deadLetters.getDeadLetter(messages[3]!.id, 'g')).toMatchObject({
+          status: 'pending',
+          attempts: 1,
+        });
       });
     });
   });
@@ -224,10 +224,10 @@ describe('PostgreSQL: statements of concurrent handlers, and errors a handler sw
   const withPgStore = async (
     label: string,
     pool: pg.Pool | undefined,
-    test: (store: PostgresOutboxStore, effects: Awaited<ReturnType<typeof effectsTable>>) => Promise<void>,
+    test: (store: PostgresStore, effects: Awaited<ReturnType<typeof effectsTable>>) => Promise<void>,
   ) => {
     const schema = uniqueName(label);
-    const store = await createPostgresOutboxStore(
+    const store = await createPostgresStore(
       pool ? { pool, schema } : { connectionString: testEnv.postgresUrl, schema },
     );
     try {
@@ -289,7 +289,7 @@ describe('PostgreSQL: statements of concurrent handlers, and errors a handler sw
       );
       const outcomes = await consumer.processor.process(items(messages));
       expect(outcomes.map((o) => o.kind)).toEqual(['handled', 'handled', 'recorded', 'handled', 'handled', 'handled']);
-      const dead = await store.getDeadLetter(messages[2]!.id, 'g');
+      const dead = await store.deadLetters.getDeadLetter(messages[2]!.id, 'g');
       expect(dead?.lastError).toMatch(/23505/); // the real cause, not a collateral 25P02
       expect((await effects.rows()).length).toBe(5);
     });
@@ -305,7 +305,7 @@ describe('PostgreSQL: statements of concurrent handlers, and errors a handler sw
       const outcomes = await consumer.processor.process(items(messages));
       expect(outcomes.map((o) => o.kind)).toEqual(['handled', 'recorded', 'handled']);
       expect((await effects.rows()).map((r) => r.note)).toEqual(['x', 'x']);
-      const dead = await store.getDeadLetter(messages[1]!.id, 'g');
+      const dead = await store.deadLetters.getDeadLetter(messages[1]!.id, 'g');
       expect(dead).toMatchObject({ status: 'pending', attempts: 1 });
       expect(dead?.lastError).toMatch(/25P02/);
       // Not in the inbox: its replay runs the handler again.
@@ -332,7 +332,7 @@ describe('PostgreSQL: statements of concurrent handlers, and errors a handler sw
  */
 async function withDeadlockScene(
   label: string,
-  test: (scene: { store: MysqlOutboxStore; other: PoolConnection; effects: Effects; locks: string }) => Promise<void>,
+  test: (scene: { store: MysqlStore; other: PoolConnection; effects: Effects; locks: string }) => Promise<void>,
 ): Promise<void> {
   const f = await makeMysqlFixture(label);
   const other = await f.pool.getConnection();

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import { Consumer } from '../../src/consumer/consumer.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import { makePostgresFixture } from '../stores/fixtures.js';
 import { effectsTable, transportFactories, wire, type TransportHandle } from '../support/consumer-env.js';
 import { waitFor } from '../support/wait.js';

@@ -3,7 +3,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import { WIRE_HEADERS } from '../../src/core/wire.js';
 import { Consumer } from '../../src/consumer/consumer.js';
 import { ReplayJob } from '../../src/consumer/replay-job.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import { wire, withEffects } from '../support/consumer-env.js';
 import { storeFixtures } from '../support/stores.js';
 import { ManualClock } from '../support/wait.js';
@@ -28,7 +28,7 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
         const message = wire({ type: 'account.credited', key: 'credit-1', orderingKey: 'acct-9', payload: {} });
         const [outcome] = await consumer.processor.process([{ message, topic: 'account.credited', replay: false }]);
         expect(outcome?.kind).toBe('recorded');
-        const row = await store.getDeadLetter(message.id, 'g');
+        const row = await store.deadLetters.getDeadLetter(message.id, 'g');
         expect(row?.headers[WIRE_HEADERS.orderingKey]).toBe('acct-9');
 
         failing = false;

@@ -3,7 +3,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import { Consumer } from '../../src/consumer/consumer.js';
 import { failureRecord } from '../../src/consumer/batch-processor.js';
 import { ReplayJob } from '../../src/consumer/replay-job.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { effectsTable, wire } from '../support/consumer-env.js';
 import { testEnv, uniqueName } from '../support/env.js';
@@ -44,7 +44,7 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
               false,
               Date.now() - 1_000,
             );
-            await store.recordDeliveryFailure(tx, failure, () => ({
+            await store.deadLetters.recordDeliveryFailure(tx, failure, () => ({
               status: 'pending',
               nextRetryAt: Date.now() - 1_000,
             }));
@@ -76,7 +76,7 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
             for (;;) {
               const n = await job.runOnce();
               total += n;
-              if (n === 0 && (await store.countDeadLetters(group)).pending === 0) return total;
+              if (n === 0 && (await store.deadLetters.countDeadLetters(group)).pending === 0) return total;
             }
           }),
         );
@@ -85,7 +85,11 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
         const rows = await effects.rows();
         expect(rows).toHaveLength(ROWS);
         expect(new Set(rows.map((r) => r.message_id))).toEqual(new Set(ids));
-        expect(await store.countDeadLetters(group)).toMatchObject({ resolved: ROWS, pending: 0, replaying: 0 });
+        expect(await store.deadLetters.countDeadLetters(group)).toMatchObject({
+          resolved: ROWS,
+          pending: 0,
+          replaying: 0,
+        });
       });
     }
 
@@ -93,7 +97,7 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
       const [id] = await seed(1);
       const clock = new ManualClock(Date.now());
       // A replayer claims the row and dies before settling it.
-      const orphan = await store.claimDue({
+      const orphan = await store.deadLetters.claimDue({
         owner: 'dead-replayer',
         group,
         now: clock.now(),
@@ -106,8 +110,8 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
       expect(await job.runOnce()).toBe(0); // still leased
       clock.advance(1);
       expect(await job.runOnce()).toBe(1);
-      expect(await store.getDeadLetter(id!, group)).toMatchObject({ status: 'resolved' });
-      expect(await store.markResolved(orphan[0]!.id, 'dead-replayer', Date.now())).toBe(false);
+      expect(await store.deadLetters.getDeadLetter(id!, group)).toMatchObject({ status: 'resolved' });
+      expect(await store.deadLetters.markResolved(orphan[0]!.id, 'dead-replayer', Date.now())).toBe(false);
     });
 
     // The child process replays on PostgreSQL.
@@ -121,12 +125,12 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
       });
       const end = await exited(child);
       expect(end.signal, end.stderr).toBe('SIGKILL');
-      expect((await store.countDeadLetters(group)).replaying).toBeGreaterThan(0);
+      expect((await store.deadLetters.countDeadLetters(group)).replaying).toBeGreaterThan(0);
       expect(await effects.rows()).toEqual([]); // its write died with its transaction
       const job = new ReplayJob(consumer(), { ratePerSecond: 1_000 });
       await waitFor('all rows resolved after the lease', async () => {
         await job.runOnce();
-        return (await store.countDeadLetters(group)).resolved === 3;
+        return (await store.deadLetters.countDeadLetters(group)).resolved === 3;
       });
       const rows = await effects.rows();
       expect(rows.map((r) => r.message_id).sort()).toEqual([...ids].sort());
@@ -151,7 +155,7 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
       try {
         await waitFor(
           'every row resolved',
-          async () => (await store.countDeadLetters(group)).resolved === rows,
+          async () => (await store.deadLetters.countDeadLetters(group)).resolved === rows,
           60_000,
           50,
         );

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
 import { Consumer } from '../../src/consumer/consumer.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import { createEmbeddedTransport } from '../../src/transports/embedded/index.js';
 import { makePostgresFixture } from '../stores/fixtures.js';
 import { effectsTable, wire } from '../support/consumer-env.js';
@@ -24,10 +24,12 @@ describe('the consumer database stopped during consumption', () => {
     const transport = await createEmbeddedTransport({ path: join(dir, 'log.sqlite'), pollIntervalMs: 20 });
     const store = f.store as unknown as ConsumerStore;
     let transactions = 0;
-    const counting: ConsumerStore = Object.create(store);
-    counting.transaction = (work) => {
-      transactions++;
-      return store.transaction(work);
+    const counting: ConsumerStore = {
+      ...store,
+      transaction: (work) => {
+        transactions++;
+        return store.transaction(work);
+      },
     };
     const consumer = new Consumer({
       group: 'billing',

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Consumer } from '../../src/consumer/consumer.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import { Outbox } from '../../src/producer/outbox.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
 import { createRabbitMqTransport, type RabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
@@ -131,9 +131,9 @@ async function withFlow(
     await waitFor('200 more messages committed', () => ids.length >= total, 60_000, 50);
     producing = false;
     await producer;
-    await waitFor('every row sent', async () => (await f.store.stats()).sent === ids.length, 120_000, 100);
+    await waitFor('every row sent', async () => (await f.store.outbox.stats()).sent === ids.length, 120_000, 100);
     await waitFor('every message handled', async () => (await effectCount()) >= ids.length, 120_000, 100);
-    expect(await f.store.stats()).toMatchObject({ sent: ids.length, pending: 0, dead: 0 });
+    expect(await f.store.outbox.stats()).toMatchObject({ sent: ids.length, pending: 0, dead: 0 });
     const rows = await effects.rows();
     expect(rows).toHaveLength(ids.length); // exactly one effect each: no message twice, none lost
     expect(new Set(rows.map((r) => r.message_id))).toEqual(new Set(ids));

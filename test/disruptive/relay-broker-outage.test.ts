@@ -54,21 +54,26 @@ describe('broker stopped mid-run and started again', () => {
       }
     };
     await produce(300);
-    await waitFor('first rows sent', async () => (await f.store.stats()).sent > 0);
+    await waitFor('first rows sent', async () => (await f.store.outbox.stats()).sent > 0);
 
     await stopRabbit();
     await produce(300); // the service keeps committing while the broker is down
     await waitFor('the transport to notice', () => !transport.isReady());
-    const during = await f.store.stats();
+    const during = await f.store.outbox.stats();
     expect(during.pending).toBeGreaterThan(0);
     expect(during.dead).toBe(0);
     await startRabbit();
 
     await probe.reopen();
-    await waitFor('every row sent after recovery', async () => (await f.store.stats()).sent === 600, 90_000, 100);
+    await waitFor(
+      'every row sent after recovery',
+      async () => (await f.store.outbox.stats()).sent === 600,
+      90_000,
+      100,
+    );
     await relay.stop();
     await transport.close();
-    expect((await f.store.stats()).dead).toBe(0);
+    expect((await f.store.outbox.stats()).dead).toBe(0);
     const delivered = new Set(await probe.collect(queue, 600));
     expect(delivered).toEqual(new Set(ids));
   });

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/admin/doctor/index.js';
-import { createPostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createPostgresStore } from '../../src/stores/postgres/index.js';
 import { createRabbitMqQueueProbe } from '../../src/transports/rabbitmq/index.js';
 import { docPrograms, documentationPages, writePrograms, type DocProgram } from '../support/doc-programs.js';
 import { testEnv, uniqueName } from '../support/env.js';
@@ -69,7 +69,7 @@ const scenarios: Scenario[] = [
         throw new Error(`${error.message}\nconsumer: ${consumer.err()}\nproducer: ${producer.err()}`);
       });
       // While both run, the doctor has nothing against the README's topology (it once set a delivery limit it warned about).
-      const store = await createPostgresOutboxStore({ connectionString: env.BILLING_DATABASE_URL });
+      const store = await createPostgresStore({ connectionString: env.BILLING_DATABASE_URL });
       const probe = createRabbitMqQueueProbe({ url: env.AMQP_URL });
       try {
         const report = await runDoctor({ store, probe, knownQueues: ['billing'] });
@@ -103,7 +103,7 @@ const scenarios: Scenario[] = [
     programs: ['docs/operations.md#console.ts'],
     async run(start, env) {
       for (const url of [env.DATABASE_URL, env.BILLING_DATABASE_URL]) {
-        const store = await createPostgresOutboxStore({ connectionString: url });
+        const store = await createPostgresStore({ connectionString: url });
         await store.migrate();
         await store.close();
       }

@@ -76,13 +76,13 @@ describe('PostgreSQL commit notifications', () => {
         outbox.transaction((tx) => outbox.add(tx, { type: 'order.created', payload: {} })),
       ),
     );
-    await f.store.notificationsSent(); // the last NOTIFY may still be in flight
+    await f.store.outbox.notificationsSent(); // the last NOTIFY may still be in flight
     await listener.mark('after');
     await listener.until('after');
     const notifications = listener.heard.filter((p) => p === '').length;
     expect(notifications).toBeGreaterThanOrEqual(1);
     expect(notifications).toBeLessThanOrEqual(20);
-    expect(await f.store.stats()).toMatchObject({ pending: 20 });
+    expect(await f.store.outbox.stats()).toMatchObject({ pending: 20 });
   });
 });
 

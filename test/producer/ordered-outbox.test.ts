@@ -14,7 +14,7 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
     });
     afterEach(async () => f.teardown());
 
-    const pendingRows = async () => (await f.store.stats()).pending;
+    const pendingRows = async () => (await f.store.outbox.stats()).pending;
 
     it('refuses an add without orderingKey, saying that key is the deduplication key, and writes nothing', async () => {
       const outbox = new Outbox({ store: f.store, ordered: true });
@@ -40,7 +40,7 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
       // The default key is the message id: the entity's second event of a type is no duplicate.
       expect([first!.duplicate, second!.duplicate]).toEqual([false, false]);
       for (const added of [first!, second!]) {
-        const row = (await f.store.get(added.messageId))!;
+        const row = (await f.store.outbox.get(added.messageId))!;
         expect(row.orderingKey).toBe('acct-1');
         expect(row.key).toBe(added.messageId);
         expect(wireFromRow(row).headers[WIRE_HEADERS.orderingKey]).toBe('acct-1');
@@ -52,7 +52,7 @@ for (const [dialect, makeStore] of Object.entries(storeFixtures)) {
       const added = await outbox.transaction((tx) =>
         outbox.add(tx, { type: 'order.created', key: 'order-1', payload: {} }),
       );
-      const row = (await f.store.get(added.messageId))!;
+      const row = (await f.store.outbox.get(added.messageId))!;
       expect(row.orderingKey).toBe('order-1');
       expect(wireFromRow(row).headers[WIRE_HEADERS.orderingKey]).toBe('order-1');
     });

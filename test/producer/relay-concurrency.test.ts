@@ -59,7 +59,7 @@ for (const [dialect, lockedClaims] of [
             }),
         );
         await Promise.all(relays.map((r) => r.start()));
-        await waitFor('every row sent', async () => (await f.store.stats()).sent === ROWS, 90_000, 100);
+        await waitFor('every row sent', async () => (await f.store.outbox.stats()).sent === ROWS, 90_000, 100);
         await Promise.all(relays.map((r) => r.stop()));
         await Promise.all(transports.map((t) => t.close()));
         const delivered = await probe.collect(queue, ROWS);

@@ -84,12 +84,16 @@ for (const [name, makeFixture, mode] of variants) {
       await waitFor('every row published', () => published >= ROWS, 30_000);
 
       proxy.cutAll(); // reset the connection under the unconfirmed publishes
-      await waitFor('every row settled after reconnecting', async () => (await f.store.stats()).pending === 0, 60_000);
+      await waitFor(
+        'every row settled after reconnecting',
+        async () => (await f.store.outbox.stats()).pending === 0,
+        60_000,
+      );
 
-      expect(await f.store.stats()).toMatchObject({ pending: 0, sent: ROWS, dead: 0 });
+      expect(await f.store.outbox.stats()).toMatchObject({ pending: 0, sent: ROWS, dead: 0 });
       for (const id of ids) {
-        expect(await f.store.get(id)).toMatchObject({ status: 'sent', attempts: 0 });
-        expect((await f.store.lineage(id))?.outbox?.history).toEqual([]);
+        expect(await f.store.outbox.get(id)).toMatchObject({ status: 'sent', attempts: 0 });
+        expect((await f.store.admin.lineage(id))?.outbox?.history).toEqual([]);
       }
       const metrics = await relay.registry.metrics();
       expect(metrics).toMatch(

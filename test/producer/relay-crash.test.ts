@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.js';
-import type { OutboxStore } from '../../src/ports/outbox-store.js';
+import type { Store } from '../../src/ports/store.js';
 import { Outbox } from '../../src/producer/outbox.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
@@ -16,7 +16,7 @@ import { waitFor } from '../support/wait.js';
 const ROWS = 2_000;
 
 /** A fresh relay in this process runs until `rows` rows are sent. */
-async function takeOver(f: { store: OutboxStore }, probe: RabbitProbe, rows: number): Promise<void> {
+async function takeOver(f: { store: Store }, probe: RabbitProbe, rows: number): Promise<void> {
   const transport = await createRabbitMqTransport({ url: testEnv.amqpUrl, exchange: probe.exchange });
   const relay = new OutboxRelay({
     store: f.store,
@@ -27,7 +27,7 @@ async function takeOver(f: { store: OutboxStore }, probe: RabbitProbe, rows: num
   });
   await relay.start();
   try {
-    await waitFor('every row sent', async () => (await f.store.stats()).sent === rows, 60_000);
+    await waitFor('every row sent', async () => (await f.store.outbox.stats()).sent === rows, 60_000);
   } finally {
     await relay.stop();
     await transport.close();
@@ -80,7 +80,7 @@ describe('relay killed with SIGKILL (PostgreSQL -> RabbitMQ)', () => {
       const end = await exited(child);
       expect(end.signal, end.stderr).toBe('SIGKILL');
       expect(end.stdout).toContain(`ready (${claims} claims)`); // it really ran in that mode
-      const before = await f.store.stats();
+      const before = await f.store.outbox.stats();
       expect(before.sent).toBeLessThan(ROWS); // it really died mid-run
 
       // A fresh relay takes over: at once from locks that died with the connection, or once leases expire.
@@ -107,10 +107,10 @@ describe('relay killed with SIGKILL (PostgreSQL -> RabbitMQ)', () => {
         SURETY_CLAIMS: claims,
       });
       const gone = exited(child);
-      const sentBefore = (await f.store.stats()).sent;
+      const sentBefore = (await f.store.outbox.stats()).sent;
       await waitFor(
         'the relay to make progress',
-        async () => (await f.store.stats()).sent > sentBefore + 100,
+        async () => (await f.store.outbox.stats()).sent > sentBefore + 100,
         30_000,
         5,
       );

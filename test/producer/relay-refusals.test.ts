@@ -73,7 +73,7 @@ for (const [mode, options] of [
       await waitFor(
         'every row settled',
         async () => {
-          const stats = await f.store.stats();
+          const stats = await f.store.outbox.stats();
           if (stats.sent === sent && Number.isNaN(sentMs)) sentMs = performance.now() - started;
           return stats.pending === 0;
         },
@@ -93,7 +93,7 @@ for (const [mode, options] of [
       const clean = await commit(Array.from({ length: ROWS }, () => 'order.created'));
       const cleanMs = await drain({}, ROWS);
       expect(new Set(await probe.takeAll(queue))).toEqual(new Set(clean));
-      await f.pool.query(`DELETE FROM ${f.store.outboxTable}`);
+      await f.pool.query(`DELETE FROM ${f.store.outbox.outboxTable}`);
 
       const types = Array.from({ length: ROWS }, (_, i) => (i % 100 === 50 ? POISONED : 'order.created'));
       const ids = await commit(types);
@@ -102,9 +102,9 @@ for (const [mode, options] of [
       expect(bad).toHaveLength(10);
       const poisonedMs = await drain({}, good.length);
 
-      expect(await f.store.stats()).toMatchObject({ pending: 0, sent: 990, dead: 10 });
+      expect(await f.store.outbox.stats()).toMatchObject({ pending: 0, sent: 990, dead: 10 });
       const { rows } = await f.pool.query<{ message_id: string; status: string; attempts: number; last_error: string }>(
-        `SELECT message_id, status, attempts, last_error FROM ${f.store.outboxTable}`,
+        `SELECT message_id, status, attempts, last_error FROM ${f.store.outbox.outboxTable}`,
       );
       const byId = new Map(rows.map((r) => [r.message_id, r]));
       expect(good.filter((id) => byId.get(id)?.status !== 'sent' || byId.get(id)?.attempts !== 0)).toEqual([]);

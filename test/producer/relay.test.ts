@@ -66,7 +66,7 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       return r;
     };
     const outbox = new Outbox({
-      store: { insert: (...a) => f.store.insert(...a) },
+      store: { outbox: { insert: (...a) => f.store.outbox.insert(...a) } },
     });
     const addCommitted = async (type: string, key?: string) => {
       const t = await f.begin();
@@ -92,9 +92,9 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       const ids = await probe.collect(queue, 2);
       expect(ids.sort()).toEqual([a.messageId, b.messageId].sort());
       expect(ids).not.toContain(rolledBack.messageId);
-      expect((await f.store.get(a.messageId))?.status).toBe('sent');
-      expect((await f.store.get(b.messageId))?.status).toBe('sent');
-      expect(await f.store.stats()).toMatchObject({ pending: 0, sent: 2, dead: 0 });
+      expect((await f.store.outbox.get(a.messageId))?.status).toBe('sent');
+      expect((await f.store.outbox.get(b.messageId))?.status).toBe('sent');
+      expect(await f.store.outbox.stats()).toMatchObject({ pending: 0, sent: 2, dead: 0 });
     });
 
     it('publishes every row when transactions commit out of id order', async () => {
@@ -112,7 +112,7 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       }
       const got = await probe.collect(queue, 20);
       expect(new Set(got)).toEqual(new Set(ids));
-      await waitFor('all rows sent', async () => (await f.store.stats()).sent === 20);
+      await waitFor('all rows sent', async () => (await f.store.outbox.stats()).sent === 20);
     });
 
     it('never marks an unroutable message sent; it goes dead after the last attempt and the alert fires', async () => {
@@ -132,7 +132,7 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       const { messageId } = await addCommitted('nobody.listens');
       await r.start();
       await waitFor('dead alert', () => dead.length === 1);
-      const row = await f.store.get(messageId);
+      const row = await f.store.outbox.get(messageId);
       expect(row).toMatchObject({ status: 'dead', attempts: 3, sentAt: null });
       expect(row?.lastError).toContain('SURETY_PUBLISH_UNROUTABLE');
       expect(dead[0]).toMatchObject({ messageId, status: 'dead' });
@@ -162,7 +162,7 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       const r = relay({ ordered: true, maxInFlight: 100, backoff: { schedule: [100], jitter: 0 } });
       await r.start();
       const early = await probe.collect(queue, 10);
-      await waitFor('the head to fail once', async () => ((await f.store.get(head))?.attempts ?? 0) >= 1);
+      await waitFor('the head to fail once', async () => ((await f.store.outbox.get(head))?.attempts ?? 0) >= 1);
       const beforeBinding = [...early, ...(await probe.drain(queue))];
       expect(new Set(beforeBinding)).toEqual(new Set([...expected.get('acct-1')!, ...expected.get('acct-2')!]));
       await probe.bind(queue, 'late.#');
@@ -180,14 +180,17 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       const ids = [(await addCommitted('stock.reserved')).messageId, (await addCommitted('stock.reserved')).messageId];
       const r = relay({ backoff: { schedule: [50], jitter: 0 } });
       await r.runOnce();
-      const rows = await Promise.all(ids.map((id) => f.store.get(id)));
+      const rows = await Promise.all(ids.map((id) => f.store.outbox.get(id)));
       expect(rows.map((x) => x?.status).sort()).toEqual(['pending', 'sent']);
       const nacked = rows.find((x) => x?.status === 'pending')!;
       expect(nacked.attempts).toBe(1);
       expect(nacked.lastError).toContain('SURETY_PUBLISH_NACKED');
       await probe.drain(queue);
       await r.start();
-      await waitFor('nacked row sent on retry', async () => (await f.store.get(nacked.messageId))?.status === 'sent');
+      await waitFor(
+        'nacked row sent on retry',
+        async () => (await f.store.outbox.get(nacked.messageId))?.status === 'sent',
+      );
       expect(await probe.collect(queue, 1)).toEqual([nacked.messageId]);
     });
 
@@ -206,9 +209,9 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       };
       expect(await relay({ publisher: throwing }).runOnce()).toBe(2);
       expect(await probe.collect(queue, 1)).toEqual([fine.messageId]);
-      expect(await f.store.get(fine.messageId)).toMatchObject({ status: 'sent' });
-      expect(await f.store.get(broken.messageId)).toMatchObject({ status: 'pending', attempts: 1 });
-      expect((await f.store.get(broken.messageId))?.lastError).toContain('bug in a publisher');
+      expect(await f.store.outbox.get(fine.messageId)).toMatchObject({ status: 'sent' });
+      expect(await f.store.outbox.get(broken.messageId)).toMatchObject({ status: 'pending', attempts: 1 });
+      expect((await f.store.outbox.get(broken.messageId))?.lastError).toContain('bug in a publisher');
     });
 
     it('marks a confirmed row sent even when the onConfirmed hook and then the logger throw', async () => {
@@ -229,7 +232,7 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       });
       expect(await r.runOnce()).toBe(1);
       expect(hooked).toEqual([added.messageId]);
-      expect(await f.store.get(added.messageId)).toMatchObject({ status: 'sent', attempts: 0 });
+      expect(await f.store.outbox.get(added.messageId)).toMatchObject({ status: 'sent', attempts: 0 });
       expect(await probe.collect(queue, 1)).toEqual([added.messageId]);
     });
 
@@ -240,7 +243,7 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       };
       const r = relay({ logger: { debug: broken, info: broken, warn: broken, error: broken } });
       expect(await r.runOnce()).toBe(1);
-      expect(await f.store.get(failing.messageId)).toMatchObject({ status: 'pending', attempts: 1 });
+      expect(await f.store.outbox.get(failing.messageId)).toMatchObject({ status: 'pending', attempts: 1 });
     });
 
     it('marks a confirmed row sent when an async onConfirmed hook rejects, and does not crash', async () => {
@@ -255,12 +258,12 @@ for (const [name, dialect, makeFixture, mode] of variants) {
         },
       });
       expect(await r.runOnce()).toBe(1);
-      expect(await f.store.get(added.messageId)).toMatchObject({ status: 'sent' });
+      expect(await f.store.outbox.get(added.messageId)).toMatchObject({ status: 'sent' });
       await waitFor('the rejection logged', () => logged.includes('onConfirmed hook threw'));
     });
 
     it('stopped while it starts, leaves nothing running: its commit listener is ended, no heartbeat stays', async () => {
-      if (!f.store.listenForCommits) return; // only a store that listens has a start that waits
+      if (!f.store.outbox.listenForCommits) return; // only a store that listens has a start that waits
       const gated = gateListen(f.store);
       const r = relay({ store: gated.store, heartbeatMs: 100 });
       const starting = r.start();
@@ -269,11 +272,11 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       gated.open();
       await Promise.all([starting, stopping]);
       expect(gated.counts()).toEqual({ listened: 1, unlistened: 1 });
-      expect((await f.store.relays()).map((h) => h.relayId)).not.toContain(r.id);
+      expect((await f.store.heartbeats.relays()).map((h) => h.relayId)).not.toContain(r.id);
     });
 
     it('started again after a stop that timed out, runs once: the first run is ended before the second begins', async () => {
-      if (!f.store.listenForCommits) return;
+      if (!f.store.outbox.listenForCommits) return;
       const gated = gateListen(f.store);
       const said: string[] = [];
       const logger = { ...silentLogger, info: (_obj: object, msg?: string) => void said.push(msg ?? '') };
@@ -294,7 +297,7 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       const queue = await probe.bindQueue('order.*');
       const clock = new ManualClock();
       const clocked = new Outbox({
-        store: { insert: (...a) => f.store.insert(...a) },
+        store: { outbox: { insert: (...a) => f.store.outbox.insert(...a) } },
         clock,
       });
       const t = await f.begin();
@@ -308,7 +311,7 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       expect(await r.runOnce()).toBe(31);
       expect(new Set(await probe.collect(queue, 30))).toEqual(new Set(good));
       for (let attempt = 1; attempt <= 3; attempt++) {
-        const row = (await f.store.get(poison.messageId))!;
+        const row = (await f.store.outbox.get(poison.messageId))!;
         expect(row).toMatchObject({
           status: 'pending',
           attempts: attempt,
@@ -319,14 +322,14 @@ for (const [name, dialect, makeFixture, mode] of variants) {
         clock.advance(1);
         expect(await r.runOnce()).toBe(1);
       }
-      expect(await f.store.get(poison.messageId)).toMatchObject({ status: 'dead', attempts: 4 });
+      expect(await f.store.outbox.get(poison.messageId)).toMatchObject({ status: 'dead', attempts: 4 });
     });
 
     it('retention deletes only sent rows older than the limit', async () => {
       await probe.bindQueue('#');
       const clock = new ManualClock();
       const clocked = new Outbox({
-        store: { insert: (...a) => f.store.insert(...a) },
+        store: { outbox: { insert: (...a) => f.store.outbox.insert(...a) } },
         clock,
       });
       const add = async (type: string) => {
@@ -343,19 +346,19 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       await r.runOnce();
       const unroutablePending = await add('nobody.listens');
       const job = new RetentionJob(
-        f.store,
+        f.store.outbox,
         'purger',
         clock,
         { sentMaxAgeMs: 30_000, intervalMs: 1_000, batchSize: 10 },
         silentLogger,
       );
       expect(await job.runOnce()).toBe(1);
-      expect(await f.store.get(old)).toBeUndefined();
-      expect((await f.store.get(recent))?.status).toBe('sent');
-      expect((await f.store.get(unroutablePending))?.status).toBe('pending');
+      expect(await f.store.outbox.get(old)).toBeUndefined();
+      expect((await f.store.outbox.get(recent))?.status).toBe('sent');
+      expect((await f.store.outbox.get(unroutablePending))?.status).toBe('pending');
       expect(
         await new RetentionJob(
-          f.store,
+          f.store.outbox,
           'other',
           clock,
           { sentMaxAgeMs: 0, intervalMs: 1_000, batchSize: 10 },
@@ -367,21 +370,27 @@ for (const [name, dialect, makeFixture, mode] of variants) {
     it('retention keeps its lease through a pass longer than the lease, so no second relay purges meanwhile', async () => {
       for (let i = 0; i < 6; i++) await addCommitted('order.created');
       const clock = new ManualClock(Date.now());
-      const claimed = await f.store.claim({ owner: 'r', limit: 10, now: clock.now(), leaseMs: 60_000, ordered: false });
+      const claimed = await f.store.outbox.claim({
+        owner: 'r',
+        limit: 10,
+        now: clock.now(),
+        leaseMs: 60_000,
+        ordered: false,
+      });
       expect(claimed).toHaveLength(6);
-      await f.store.markSent(
+      await f.store.outbox.markSent(
         claimed.map((c) => c.seq),
         clock.now(),
       );
       clock.advance(60_000);
       const options = { sentMaxAgeMs: 1_000, intervalMs: 1_000, batchSize: 1 }; // lease: 30 s
-      const other = new RetentionJob(f.store, 'b', clock, options, silentLogger);
+      const other = new RetentionJob(f.store.outbox, 'b', clock, options, silentLogger);
       let batches = 0;
       let otherPurged: number | undefined;
       // Each batch takes 20 s of the clock: none outlasts the lease, the pass does.
-      const slow = Object.create(f.store) as typeof f.store;
+      const slow = Object.create(f.store.outbox) as typeof f.store.outbox;
       slow.purgeSent = async (before, limit) => {
-        const n = await f.store.purgeSent(before, limit);
+        const n = await f.store.outbox.purgeSent(before, limit);
         clock.advance(20_000);
         if (++batches === 3) otherPurged = await other.runOnce();
         return n;
@@ -493,7 +502,7 @@ for (const [name, dialect, makeFixture, mode] of variants) {
         release();
       }
       await waitFor('the held row confirmed', () => confirmed.includes(first.messageId));
-      await waitFor('both marked sent', async () => (await f.store.stats()).sent === 2);
+      await waitFor('both marked sent', async () => (await f.store.outbox.stats()).sent === 2);
     });
 
     it('stops within shutdownTimeoutMs while its claim waits on a locked table, and lets the claim go after', async () => {
@@ -523,9 +532,9 @@ for (const [name, dialect, makeFixture, mode] of variants) {
       for (let i = 0; i < 300; i++) await addCommitted('order.created');
       const r = relay({ batchSize: 100 });
       await r.start();
-      await waitFor('some rows sent', async () => (await f.store.stats()).sent > 0);
+      await waitFor('some rows sent', async () => (await f.store.outbox.stats()).sent > 0);
       await r.stop();
-      const stats = await f.store.stats();
+      const stats = await f.store.outbox.stats();
       const delivered = new Set(await probe.drain(queue));
       expect(delivered.size).toBeGreaterThanOrEqual(stats.sent);
       const rest = await relay().runOnce();
@@ -556,7 +565,7 @@ function holdFirstClaim(store: StoreFixture['store']) {
       }
       return result;
     };
-  const slow = new Proxy(store, {
+  const slow = new Proxy(store.outbox, {
     get(target, prop) {
       const value: unknown = Reflect.get(target, prop, target);
       if (typeof value !== 'function') return value;
@@ -564,7 +573,7 @@ function holdFirstClaim(store: StoreFixture['store']) {
       return prop === 'claim' || prop === 'claimLocked' ? hold(bound as never) : bound;
     },
   });
-  return { store: slow, holding, release };
+  return { store: { ...store, outbox: slow }, holding, release };
 }
 
 /**
@@ -578,7 +587,7 @@ function gateListen(store: StoreFixture['store']) {
   let reach!: () => void;
   const gate = new Promise<void>((r) => (open = r));
   const reached = new Promise<void>((r) => (reach = r));
-  const gated = new Proxy(store, {
+  const gated = new Proxy(store.outbox, {
     get(target, prop, receiver) {
       if (prop !== 'listenForCommits') {
         const value: unknown = Reflect.get(target, prop, receiver);
@@ -596,5 +605,5 @@ function gateListen(store: StoreFixture['store']) {
       };
     },
   });
-  return { store: gated, open, reached, counts: () => ({ listened, unlistened }) };
+  return { store: { ...store, outbox: gated }, open, reached, counts: () => ({ listened, unlistened }) };
 }

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createPostgresOutboxStore, type PostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createPostgresStore, type PostgresStore } from '../../src/stores/postgres/index.js';
 import { pgExecutor } from '../../src/stores/postgres/executor.js';
 import { claimOutbox, CLAIM_PLAN_SETTINGS, lockDueOutbox } from '../../src/stores/postgres/outbox-sql.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
@@ -9,12 +9,12 @@ import { testEnv, uniqueName } from '../support/env.js';
 export async function makePostgresFixture(
   label = 'pg',
   { pipeline = true }: { pipeline?: boolean } = {},
-): Promise<StoreFixture & { pool: pg.Pool; schema: string; store: PostgresOutboxStore }> {
+): Promise<StoreFixture & { pool: pg.Pool; schema: string; store: PostgresStore }> {
   const schema = uniqueName(label);
   // Pipelined by default, as the pool the store creates itself is.
   const pool = new pg.Pool({ connectionString: testEnv.postgresUrl, max: 32, pipeline } as pg.PoolConfig);
   pool.on('error', () => undefined); // idle clients cut by a server restart must not crash the run
-  const store = await createPostgresOutboxStore({ pool, schema });
+  const store = await createPostgresStore({ pool, schema });
   await store.migrate();
   return {
     store,
@@ -42,7 +42,7 @@ export async function makePostgresFixture(
       const client = await pool.connect();
       try {
         // Statistics that say "empty table" tempt the planner into a sequential scan.
-        await client.query(`ALTER TABLE ${store.outboxTable} SET (autovacuum_enabled = false)`);
+        await client.query(`ALTER TABLE ${store.outbox.outboxTable} SET (autovacuum_enabled = false)`);
         await client.query(`BEGIN; ${CLAIM_PLAN_SETTINGS}`);
         // Both claims: the lease claim and the locked claim (see locked-batch.ts).
         const lease = await client.query(`EXPLAIN ${claimOutbox(store.tables, ordered)}`, [10_000, 500, 20_000, 'x']);

@@ -10,7 +10,7 @@ import {
   settledIndexName,
 } from '../../src/stores/mysql/dead-letter-sql.js';
 import { mysqlExecutor } from '../../src/stores/mysql/executor.js';
-import { createMysqlOutboxStore } from '../../src/stores/mysql/index.js';
+import { createMysqlStore } from '../../src/stores/mysql/index.js';
 import { runConsumerStoreConformance } from '../conformance/consumer-store-suite.js';
 import { testEnv } from '../support/env.js';
 import { blockedOnLock, sessionId } from '../support/lock-waits.js';
@@ -76,9 +76,9 @@ describe('mysql consumer store specifics', () => {
     const first = await begin();
     const second = await begin();
     try {
-      expect(await f.store.raiseVersion(mysqlExecutor(first), guard, 2)).toBe(true);
+      expect(await f.store.versionGuards.raiseVersion(mysqlExecutor(first), guard, 2)).toBe(true);
       const id = await sessionId('mysql', mysqlExecutor(second));
-      const pending = f.store.raiseVersion(mysqlExecutor(second), guard, 1);
+      const pending = f.store.versionGuards.raiseVersion(mysqlExecutor(second), guard, 1);
       await blockedOnLock(f.store, id);
       await first.query('COMMIT');
       expect(await pending).toBe(false);
@@ -87,16 +87,17 @@ describe('mysql consumer store specifics', () => {
       first.release();
       second.release();
     }
-    expect(await f.store.guardedVersion(guard)).toBe(2);
+    expect(await f.store.versionGuards.guardedVersion(guard)).toBe(2);
   });
 
   it('tells raised from untouched on a pool without the FOUND_ROWS flag as with it', async () => {
     const pool = mysql.createPool({ uri: testEnv.mysqlUrl, connectionLimit: 2, flags: ['-FOUND_ROWS'] });
     try {
-      const store = await createMysqlOutboxStore({ pool, tablePrefix: f.prefix });
-      const raise = (version: number) => store.transaction((tx) => store.raiseVersion(tx, guard, version));
+      const store = await createMysqlStore({ pool, tablePrefix: f.prefix });
+      const raise = (version: number) =>
+        store.transaction((tx) => store.versionGuards.raiseVersion(tx, guard, version));
       expect([await raise(2), await raise(2), await raise(1), await raise(3)]).toEqual([true, false, false, true]);
-      expect(await store.guardedVersion(guard)).toBe(3);
+      expect(await store.versionGuards.guardedVersion(guard)).toBe(3);
     } finally {
       await pool.end();
     }

@@ -1,6 +1,6 @@
 import mysql from 'mysql2/promise';
 import { mysqlExecutor } from '../../src/stores/mysql/executor.js';
-import { createMysqlOutboxStore, type MysqlOutboxStore } from '../../src/stores/mysql/index.js';
+import { createMysqlStore, type MysqlStore } from '../../src/stores/mysql/index.js';
 import { indexNames, selectClaimable } from '../../src/stores/mysql/outbox-sql.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { testEnv, uniqueName } from '../support/env.js';
@@ -8,11 +8,11 @@ import { testEnv, uniqueName } from '../support/env.js';
 /** MySQL/MariaDB store under its own table prefix; its tables are dropped at teardown. */
 export async function makeMysqlFixture(
   label = 'mysql',
-): Promise<StoreFixture & { pool: mysql.Pool; prefix: string; store: MysqlOutboxStore }> {
+): Promise<StoreFixture & { pool: mysql.Pool; prefix: string; store: MysqlStore }> {
   const prefix = `${uniqueName(label)}_`;
   // Room for the relay tests, which hold 20 transactions open while a relay claims beside them.
   const pool = mysql.createPool({ uri: testEnv.mysqlUrl, connectionLimit: 32 });
-  const store = await createMysqlOutboxStore({ pool, tablePrefix: prefix });
+  const store = await createMysqlStore({ pool, tablePrefix: prefix });
   await store.migrate();
   return {
     store,
@@ -38,7 +38,7 @@ export async function makeMysqlFixture(
     },
     async claimPlan(ordered) {
       // Fresh statistics show status = 'pending' matching every row: left alone, the optimizer would scan.
-      await pool.query(`ANALYZE TABLE ${store.outboxTable}`);
+      await pool.query(`ANALYZE TABLE ${store.outbox.outboxTable}`);
       const [rows] = await pool.query(`EXPLAIN ${selectClaimable(store.tables, prefix, ordered)}`, [10_000, 500]);
       // "key: value" pairs, so a full scan reads "type: ALL", which the suite rejects.
       return (rows as Record<string, unknown>[])

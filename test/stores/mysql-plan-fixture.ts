@@ -1,5 +1,5 @@
 import mysql from 'mysql2/promise';
-import { createMysqlOutboxStore, type MysqlOutboxStore } from '../../src/stores/mysql/index.js';
+import { createMysqlStore, type MysqlStore } from '../../src/stores/mysql/index.js';
 import type { HotStatement, PlanLayout, PlanReport } from '../conformance/hot-path-plan-suite.js';
 import { readBudget } from '../conformance/hot-path-plan-suite.js';
 import { testEnv, uniqueName } from '../support/env.js';
@@ -19,10 +19,10 @@ function numbers(n: number): string {
  */
 export async function seedMysqlPlanStore(
   layout: PlanLayout,
-): Promise<{ pool: mysql.Pool; store: MysqlOutboxStore; prefix: string; teardown(): Promise<void> }> {
+): Promise<{ pool: mysql.Pool; store: MysqlStore; prefix: string; teardown(): Promise<void> }> {
   const prefix = `${uniqueName('my_plans')}_`;
   const pool = mysql.createPool({ uri: testEnv.mysqlUrl, connectionLimit: 4 });
-  const store = await createMysqlOutboxStore({ pool, tablePrefix: prefix });
+  const store = await createMysqlStore({ pool, tablePrefix: prefix });
   await store.migrate();
   const t = store.tables;
   const tables = [t.outbox, t.inbox, t.deadLetters, t.deadLetterEvents, t.outboxAttempts];

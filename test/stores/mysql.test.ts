@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import mysql from 'mysql2';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
-import { createMysqlOutboxStore } from '../../src/stores/mysql/index.js';
+import { createMysqlStore } from '../../src/stores/mysql/index.js';
 import { runOutboxStoreConformance } from '../conformance/outbox-store-suite.js';
 import { testEnv } from '../support/env.js';
 import { newRow } from '../support/rows.js';
@@ -23,28 +23,30 @@ describe('mysql store specifics', () => {
   it('reports a duplicate (type, key) and leaves the caller transaction usable', async () => {
     const first = newRow({ key: 'order-1' });
     const t = await f.begin();
-    await f.store.insert(t.tx, first, { ordered: true });
+    await f.store.outbox.insert(t.tx, first, { ordered: true });
     // ER_DUP_ENTRY rolls back only the failed statement in InnoDB.
-    expect(await f.store.insert(t.tx, newRow({ key: 'order-1' }), { ordered: true })).toEqual({
+    expect(await f.store.outbox.insert(t.tx, newRow({ key: 'order-1' }), { ordered: true })).toEqual({
       inserted: false,
       messageId: first.messageId,
     });
     const other = newRow();
-    await f.store.insert(t.tx, other, { ordered: true });
+    await f.store.outbox.insert(t.tx, other, { ordered: true });
     await t.commit();
-    expect((await f.store.stats()).pending).toBe(2);
-    expect(await f.store.get(other.messageId)).toBeDefined();
+    expect((await f.store.outbox.stats()).pending).toBe(2);
+    expect(await f.store.outbox.get(other.messageId)).toBeDefined();
   });
 
   it('in ordered mode, a head row locked by another transaction still blocks its key', async () => {
     const [head, next] = [newRow({ orderingKey: 'k' }), newRow({ orderingKey: 'k' })];
-    for (const r of [head, next]) await f.store.transaction((tx) => f.store.insert(tx, r, { ordered: true }));
+    for (const r of [head, next]) await f.store.transaction((tx) => f.store.outbox.insert(tx, r, { ordered: true }));
     const t = await f.begin();
-    await t.tx.query(`SELECT seq FROM ${f.store.outboxTable} WHERE message_id = ? FOR UPDATE`, [head.messageId]);
+    await t.tx.query(`SELECT seq FROM ${f.store.outbox.outboxTable} WHERE message_id = ? FOR UPDATE`, [head.messageId]);
     // SKIP LOCKED skips the head; the NOT EXISTS check must still see it (a plain read), or `next` would jump the queue.
-    expect(await f.store.claim({ owner: 'r1', limit: 10, now: 10_000, leaseMs: 1_000, ordered: true })).toEqual([]);
+    expect(await f.store.outbox.claim({ owner: 'r1', limit: 10, now: 10_000, leaseMs: 1_000, ordered: true })).toEqual(
+      [],
+    );
     await t.rollback();
-    const claimed = await f.store.claim({ owner: 'r1', limit: 10, now: 10_000, leaseMs: 1_000, ordered: true });
+    const claimed = await f.store.outbox.claim({ owner: 'r1', limit: 10, now: 10_000, leaseMs: 1_000, ordered: true });
     expect(claimed.map((r) => r.messageId)).toEqual([head.messageId]);
   });
 
@@ -60,7 +62,7 @@ describe('mysql store specifics', () => {
         return [randomUUID(), 'fill', key, 'fill', key, 1, '{}', '{}', 2, 2];
       });
       await f.pool.query(
-        `INSERT INTO ${f.store.outboxTable} (message_id, type, msg_key, topic, ordering_key, version, headers, payload, created_at, next_attempt_at) VALUES ?`,
+        `INSERT INTO ${f.store.outbox.outboxTable} (message_id, type, msg_key, topic, ordering_key, version, headers, payload, created_at, next_attempt_at) VALUES ?`,
         [rows],
       );
     }
@@ -70,17 +72,23 @@ describe('mysql store specifics', () => {
       // READ COMMITTED: no gap locks, which would block the writers' inserts.
       await hold.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
       await hold.beginTransaction();
-      await hold.query(`SELECT seq FROM ${f.store.outboxTable} WHERE type = 'fill' FOR UPDATE`);
+      await hold.query(`SELECT seq FROM ${f.store.outbox.outboxTable} WHERE type = 'fill' FOR UPDATE`);
       for (let attempt = 1; ; attempt++) {
         // Due first: the claim's first NOT EXISTS check, on this row, takes its snapshot.
-        await f.store.transaction((tx) => f.store.insert(tx, newRow({ createdAt: 1 }), { ordered: true }));
+        await f.store.transaction((tx) => f.store.outbox.insert(tx, newRow({ createdAt: 1 }), { ordered: true }));
         const key = `race-${attempt}`;
         const [head, next] = [newRow({ orderingKey: key, createdAt: 3 }), newRow({ orderingKey: key, createdAt: 3 })];
         const writer = await f.begin();
         open.push(writer);
-        await f.store.insert(writer.tx, head, { ordered: true });
-        await f.store.insert(writer.tx, next, { ordered: true });
-        const claiming = f.store.claim({ owner: `r${attempt}`, limit: 100, now, leaseMs: 60_000, ordered: true });
+        await f.store.outbox.insert(writer.tx, head, { ordered: true });
+        await f.store.outbox.insert(writer.tx, next, { ordered: true });
+        const claiming = f.store.outbox.claim({
+          owner: `r${attempt}`,
+          limit: 100,
+          now,
+          leaseMs: 60_000,
+          ordered: true,
+        });
         claiming.catch(() => undefined); // awaited below; a failure meanwhile must not go unhandled
         await waitFor(
           'the claim to execute',
@@ -166,10 +174,10 @@ describe('mysql store specifics', () => {
     };
     const row = newRow();
     const queued = await deadlocked((tx, wait) =>
-      Promise.all([wait(), f.store.insert(tx, row, { ordered: false }), tx.query(`DELETE FROM ${table}`)]),
+      Promise.all([wait(), f.store.outbox.insert(tx, row, { ordered: false }), tx.query(`DELETE FROM ${table}`)]),
     );
     expect((queued as { errno?: number }).errno).toBe(1213);
-    expect(await f.store.get(row.messageId)).toBeUndefined();
+    expect(await f.store.outbox.get(row.messageId)).toBeUndefined();
     const [left] = await f.pool.query(`SELECT COUNT(*) AS n FROM ${table}`);
     expect(Number((left as { n: number }[])[0]!.n)).toBe(2);
     // A caller that catches the deadlock and carries on must not be told its work committed.
@@ -179,9 +187,11 @@ describe('mysql store specifics', () => {
 
   it('rethrows a duplicate message id instead of reporting it as the same event', async () => {
     const row = newRow();
-    await f.store.transaction((tx) => f.store.insert(tx, row, { ordered: false }));
+    await f.store.transaction((tx) => f.store.outbox.insert(tx, row, { ordered: false }));
     const clash = { ...newRow(), messageId: row.messageId };
-    await expect(f.store.transaction((tx) => f.store.insert(tx, clash, { ordered: false }))).rejects.toMatchObject({
+    await expect(
+      f.store.transaction((tx) => f.store.outbox.insert(tx, clash, { ordered: false })),
+    ).rejects.toMatchObject({
       errno: 1062,
     });
   });
@@ -189,8 +199,8 @@ describe('mysql store specifics', () => {
   it('accepts a callback-style mysql2 pool and leaves it open on close', async () => {
     const pool = mysql.createPool({ uri: testEnv.mysqlUrl, connectionLimit: 2 });
     try {
-      const store = await createMysqlOutboxStore({ pool, tablePrefix: f.prefix });
-      expect(await store.stats()).toMatchObject({ pending: 0 });
+      const store = await createMysqlStore({ pool, tablePrefix: f.prefix });
+      expect(await store.outbox.stats()).toMatchObject({ pending: 0 });
       await store.close();
       await pool.promise().query('SELECT 1');
     } finally {
@@ -199,9 +209,9 @@ describe('mysql store specifics', () => {
   });
 
   it('names the offending option', async () => {
-    await expect(createMysqlOutboxStore({})).rejects.toMatchObject({ code: 'SURETY_INVALID_OPTION' });
-    await expect(createMysqlOutboxStore({ uri: testEnv.mysqlUrl, poolSize: 1 })).rejects.toThrow('mysql.poolSize');
-    await expect(createMysqlOutboxStore({ uri: testEnv.mysqlUrl, tablePrefix: 'x;drop' })).rejects.toThrow(
+    await expect(createMysqlStore({})).rejects.toMatchObject({ code: 'SURETY_INVALID_OPTION' });
+    await expect(createMysqlStore({ uri: testEnv.mysqlUrl, poolSize: 1 })).rejects.toThrow('mysql.poolSize');
+    await expect(createMysqlStore({ uri: testEnv.mysqlUrl, tablePrefix: 'x;drop' })).rejects.toThrow(
       'mysql.tablePrefix',
     );
   });

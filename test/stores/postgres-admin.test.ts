@@ -33,7 +33,7 @@ describe('postgres admin store specifics', () => {
   });
 
   it('answers, rather than fails, for an id that cannot be an outbox message id (UUID column)', async () => {
-    expect(await f.store.lineage("x' OR 1=1 --")).toBeUndefined();
-    expect(await f.store.resendOutbox('not-a-uuid', { actor: 'a', now: 1 })).toBe(false);
+    expect(await f.store.admin.lineage("x' OR 1=1 --")).toBeUndefined();
+    expect(await f.store.admin.resendOutbox('not-a-uuid', { actor: 'a', now: 1 })).toBe(false);
   });
 });

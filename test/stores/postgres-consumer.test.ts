@@ -46,7 +46,7 @@ describe('postgres consumer store specifics', () => {
     const client = await f.pool.connect();
     try {
       await client.query('BEGIN');
-      expect(await f.store.recordInbox(pgExecutor(client), randomUUID(), 'g', 1)).toBe(true);
+      expect(await f.store.inbox.recordInbox(pgExecutor(client), randomUUID(), 'g', 1)).toBe(true);
       await client.query('COMMIT');
       const { rows } = await client.query('SELECT name FROM pg_prepared_statements');
       expect(rows.map((r: { name: string }) => r.name)).toContain(statementName(insertInbox(f.store.tables)));
@@ -61,11 +61,11 @@ describe('postgres consumer store specifics', () => {
     const second = await f.pool.connect();
     try {
       await first.query('BEGIN');
-      expect(await f.store.raiseVersion(pgExecutor(first), guard, 2)).toBe(true);
+      expect(await f.store.versionGuards.raiseVersion(pgExecutor(first), guard, 2)).toBe(true);
       // The snapshot is taken before the first commits, so the committed guard is not in it.
       await second.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
       const { rows } = await second.query('SELECT pg_backend_pid() AS pid');
-      const pending = f.store.raiseVersion(pgExecutor(second), guard, 1).then(
+      const pending = f.store.versionGuards.raiseVersion(pgExecutor(second), guard, 1).then(
         () => 'passed',
         (err: { code?: string }) => err.code,
       );
@@ -77,6 +77,6 @@ describe('postgres consumer store specifics', () => {
       first.release();
       second.release();
     }
-    expect(await f.store.guardedVersion(guard)).toBe(2);
+    expect(await f.store.versionGuards.guardedVersion(guard)).toBe(2);
   });
 });

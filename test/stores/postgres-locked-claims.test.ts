@@ -20,11 +20,11 @@ describe('PostgreSQL locked claims', () => {
   });
 
   const add = async (row: NewOutboxRow, ordered = false) => {
-    await f.store.transaction((tx) => f.store.insert(tx, row, { ordered }));
+    await f.store.transaction((tx) => f.store.outbox.insert(tx, row, { ordered }));
     return row;
   };
   const lock = async (now = 10_000, limit = 100, ordered = false, leaseMs = 60_000) => {
-    const batch = await f.store.claimLocked({ now, limit, ordered, leaseMs });
+    const batch = await f.store.outbox.claimLocked({ now, limit, ordered, leaseMs });
     open.push(batch);
     return batch;
   };
@@ -45,11 +45,11 @@ describe('PostgreSQL locked claims', () => {
     const batch = await lock();
     expect(ids(batch)).toEqual([a.messageId, b.messageId]);
     // Nothing was written: the rows look untouched to everyone else.
-    expect(await f.store.get(a.messageId)).toMatchObject({ status: 'pending', claimedBy: null, attempts: 0 });
+    expect(await f.store.outbox.get(a.messageId)).toMatchObject({ status: 'pending', claimedBy: null, attempts: 0 });
     expect((await lock()).rows).toEqual([]);
-    expect(await f.store.claim({ owner: 'lease', limit: 100, now: 10_000, leaseMs: 1_000, ordered: false })).toEqual(
-      [],
-    );
+    expect(
+      await f.store.outbox.claim({ owner: 'lease', limit: 100, now: 10_000, leaseMs: 1_000, ordered: false }),
+    ).toEqual([]);
     await batch.release();
     expect(ids(await lock())).toEqual([a.messageId, b.messageId]);
   });
@@ -71,15 +71,19 @@ describe('PostgreSQL locked claims', () => {
       ],
       20_000,
     );
-    expect(await f.store.get(sent.messageId)).toMatchObject({ status: 'sent', sentAt: 20_000 });
-    expect(await f.store.get(failed.messageId)).toMatchObject({
+    expect(await f.store.outbox.get(sent.messageId)).toMatchObject({ status: 'sent', sentAt: 20_000 });
+    expect(await f.store.outbox.get(failed.messageId)).toMatchObject({
       status: 'pending',
       attempts: 1,
       nextAttemptAt: 70_000,
       lastError: 'nacked',
     });
-    expect(await f.store.get(dead.messageId)).toMatchObject({ status: 'dead', attempts: 1, lastError: 'unroutable' });
-    expect(await f.store.get(untouched.messageId)).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(await f.store.outbox.get(dead.messageId)).toMatchObject({
+      status: 'dead',
+      attempts: 1,
+      lastError: 'unroutable',
+    });
+    expect(await f.store.outbox.get(untouched.messageId)).toMatchObject({ status: 'pending', attempts: 0 });
     const history = await f.pool.query(`SELECT message_id, outcome, actor FROM ${f.store.tables.outboxAttempts}`);
     expect(history.rows).toEqual(
       expect.arrayContaining([
@@ -115,13 +119,13 @@ describe('PostgreSQL locked claims', () => {
       30_000,
     );
     expect(recorded).toEqual([seq(lost.messageId)]);
-    expect(await f.store.get(lost.messageId)).toMatchObject({
+    expect(await f.store.outbox.get(lost.messageId)).toMatchObject({
       status: 'pending',
       attempts: 0,
       nextAttemptAt: 40_000,
       lastError: error,
     });
-    expect(await f.store.get(taken.messageId)).toMatchObject({
+    expect(await f.store.outbox.get(taken.messageId)).toMatchObject({
       attempts: 1,
       nextAttemptAt: 50_000,
       lastError: 'nacked',
@@ -148,8 +152,12 @@ describe('PostgreSQL locked claims', () => {
       20_000,
     );
     await batch.release(); // safe after settle
-    expect(await f.store.get(a.messageId)).toMatchObject({ status: 'sent', sentAt: 20_000 });
-    expect(await f.store.get(b.messageId)).toMatchObject({ status: 'pending', attempts: 1, nextAttemptAt: 90_000 });
+    expect(await f.store.outbox.get(a.messageId)).toMatchObject({ status: 'sent', sentAt: 20_000 });
+    expect(await f.store.outbox.get(b.messageId)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      nextAttemptAt: 90_000,
+    });
   });
 
   it('after losing its lock, leaves a row another relay has changed meanwhile as that relay left it', async () => {
@@ -179,7 +187,7 @@ describe('PostgreSQL locked claims', () => {
       20_000,
     );
     expect(recorded).toEqual([]);
-    expect(await f.store.get(a.messageId)).toMatchObject({
+    expect(await f.store.outbox.get(a.messageId)).toMatchObject({
       status: 'pending',
       attempts: 1,
       nextAttemptAt: 50_000,
@@ -192,12 +200,12 @@ describe('PostgreSQL locked claims', () => {
     const blocker = await add(newRow());
     // Another transaction holds `blocker`, so the batch gets only `a`, and a settle naming both waits on that lock.
     const other = await f.begin();
-    await other.tx.query(`SELECT seq FROM ${f.store.outboxTable} WHERE message_id = $1 FOR UPDATE`, [
+    await other.tx.query(`SELECT seq FROM ${f.store.outbox.outboxTable} WHERE message_id = $1 FOR UPDATE`, [
       blocker.messageId,
     ]);
     const batch = await lock();
     expect(ids(batch)).toEqual([a.messageId]);
-    const blockerSeq = (await f.store.get(blocker.messageId))!.seq;
+    const blockerSeq = (await f.store.outbox.get(blocker.messageId))!.seq;
     const settling = batch.settle([batch.rows[0]!.seq, blockerSeq], [], 20_000);
     let pid = 0;
     await waitFor('the settle to wait on the lock', async () => {
@@ -212,7 +220,7 @@ describe('PostgreSQL locked claims', () => {
     await f.pool.query('SELECT pg_terminate_backend($1)', [pid]);
     await other.rollback();
     await settling;
-    expect(await f.store.get(a.messageId)).toMatchObject({ status: 'sent', sentAt: 20_000 });
+    expect(await f.store.outbox.get(a.messageId)).toMatchObject({ status: 'sent', sentAt: 20_000 });
   });
 
   it('lets the server end a claim left idle longer than the lease (a hung relay)', async () => {
@@ -227,7 +235,7 @@ describe('PostgreSQL locked claims', () => {
     });
     // Its late outcome is not lost: the confirmed row is marked in a fresh transaction.
     await hung.settle([hung.rows[0]!.seq], [], 20_000);
-    expect(await f.store.get(a.messageId)).toMatchObject({ status: 'sent', sentAt: 20_000 });
+    expect(await f.store.outbox.get(a.messageId)).toMatchObject({ status: 'sent', sentAt: 20_000 });
   });
 
   it('in ordered mode holds a key back while its head is locked in another batch', async () => {
@@ -248,7 +256,7 @@ describe('PostgreSQL locked claims', () => {
     for (let i = 0; i < 300; i++) await add(newRow());
     const client = await f.pool.connect();
     try {
-      await client.query(`ALTER TABLE ${f.store.outboxTable} SET (autovacuum_enabled = false)`);
+      await client.query(`ALTER TABLE ${f.store.outbox.outboxTable} SET (autovacuum_enabled = false)`);
       for (const ordered of [false, true]) {
         await client.query(`BEGIN; ${CLAIM_PLAN_SETTINGS}`);
         const { rows } = await client.query(`EXPLAIN ${lockDueOutbox(f.store.tables, ordered)}`, [10_000, 500]);

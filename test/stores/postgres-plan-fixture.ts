@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createPostgresOutboxStore, type PostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createPostgresStore, type PostgresStore } from '../../src/stores/postgres/index.js';
 import type { HotStatement, PlanLayout, PlanReport } from '../conformance/hot-path-plan-suite.js';
 import { readBudget } from '../conformance/hot-path-plan-suite.js';
 import { testEnv, uniqueName } from '../support/env.js';
@@ -7,11 +7,11 @@ import { testEnv, uniqueName } from '../support/env.js';
 /** A store in its own schema whose tables hold `layout`'s rows under statistics of the empty tables. */
 export async function seedPostgresPlanStore(
   layout: PlanLayout,
-): Promise<{ pool: pg.Pool; store: PostgresOutboxStore; teardown(): Promise<void> }> {
+): Promise<{ pool: pg.Pool; store: PostgresStore; teardown(): Promise<void> }> {
   const schema = uniqueName('pg_plans');
   const pool = new pg.Pool({ connectionString: testEnv.postgresUrl, max: 4 });
   pool.on('error', () => undefined);
-  const store = await createPostgresOutboxStore({ pool, schema });
+  const store = await createPostgresStore({ pool, schema });
   await store.migrate();
   const t = store.tables;
   const tables = [t.outbox, t.inbox, t.deadLetters, t.deadLetterEvents, t.outboxAttempts];

@@ -1,7 +1,7 @@
 import * as dl from '../../src/stores/postgres/dead-letter-sql.js';
 import * as inbox from '../../src/stores/postgres/inbox-sql.js';
 import * as sql from '../../src/stores/postgres/outbox-sql.js';
-import { insertValues, leasedInsertValues } from '../../src/stores/shared/outbox-row.js';
+import { insertValues, leasedInsertValues } from '../../src/stores/sql/outbox-row.js';
 import {
   PlanLayout,
   runHotPathPlanConformance,
@@ -99,7 +99,7 @@ runHotPathPlanConformance('postgres', async () => {
     ],
     'relay.recordFailure': [
       {
-        label: 'store.recordFailure (owner)',
+        label: 'store.outbox.recordFailure (owner)',
         text: sql.recordFailure(t),
         values: sql.recordFailureValues(failure(seqs[0]!), L.now),
         rows: 1,

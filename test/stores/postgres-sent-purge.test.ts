@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as adminSql from '../../src/stores/postgres/admin-sql.js';
-import { resendOutboxRows } from '../../src/stores/shared/outbox-resend.js';
+import { resendOutboxRows } from '../../src/stores/sql/outbox-resend.js';
 import { newRow } from '../support/rows.js';
 import { waitFor } from '../support/wait.js';
 import { makePostgresFixture } from './fixtures.js';
@@ -26,16 +26,22 @@ describe('postgres sent-row purge', () => {
   it('passes over a sent row an operator is resending, which stays resent', async () => {
     const row = newRow();
     const add = await f.begin();
-    await f.store.insert(add.tx, row, { ordered: false });
+    await f.store.outbox.insert(add.tx, row, { ordered: false });
     await add.commit();
-    const [claimed] = await f.store.claim({ owner: 'r1', limit: 10, now: 10_000, leaseMs: 10_000, ordered: false });
-    await f.store.markSent([claimed!.seq], 100_000);
+    const [claimed] = await f.store.outbox.claim({
+      owner: 'r1',
+      limit: 10,
+      now: 10_000,
+      leaseMs: 10_000,
+      ordered: false,
+    });
+    await f.store.outbox.markSent([claimed!.seq], 100_000);
     // The operator's resend holds the row (locked, pending again) while retention runs.
     const resend = await f.begin();
     expect(
       await resendOutboxRows(resend.tx, adminSql, f.store.tables, { messageId: row.messageId }, 'op', 200_000),
     ).toBe(1);
-    const purging = f.store.purgeSent(500_000, 10);
+    const purging = f.store.outbox.purgeSent(500_000, 10);
     // Either the purge is done, or it waits for the resend's lock (and, once it commits, deletes the row it resent).
     let purged: number | undefined;
     void purging.then((n) => (purged = n));
@@ -45,6 +51,6 @@ describe('postgres sent-row purge', () => {
     );
     await resend.commit();
     expect(await purging).toBe(0);
-    expect(await f.store.get(row.messageId)).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(await f.store.outbox.get(row.messageId)).toMatchObject({ status: 'pending', attempts: 0 });
   });
 });

@@ -17,10 +17,10 @@ describe('sqlite admin store specifics', () => {
 
   it('rejects, rather than deadlocks, an admin call made inside its own transaction', async () => {
     const ctx = { actor: 'a', now: 1 };
-    await expect(f.store.transaction(() => f.store.requestReplay(1, ctx))).rejects.toMatchObject({
+    await expect(f.store.transaction(() => f.store.admin.requestReplay(1, ctx))).rejects.toMatchObject({
       code: 'SURETY_STORE_FAILED',
     });
-    await expect(f.store.transaction(() => f.store.overview(1))).rejects.toMatchObject({
+    await expect(f.store.transaction(() => f.store.admin.overview(1))).rejects.toMatchObject({
       code: 'SURETY_STORE_FAILED',
     });
   });

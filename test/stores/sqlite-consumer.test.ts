@@ -61,10 +61,10 @@ describe('sqlite consumer store specifics', () => {
   it('queues dead-letter operations behind an open application transaction', async () => {
     const t = await f.begin();
     const record = failure();
-    await f.store.recordDeliveryFailure(t.tx, record, pendingNow);
-    expect(await f.store.recordInbox(t.tx, record.messageId, record.group, 1)).toBe(true);
+    await f.store.deadLetters.recordDeliveryFailure(t.tx, record, pendingNow);
+    expect(await f.store.inbox.recordInbox(t.tx, record.messageId, record.group, 1)).toBe(true);
     let settled = false;
-    const claimed = f.store
+    const claimed = f.store.deadLetters
       .claimDue({ owner: 'r1', group: record.group, now: 10, limit: 10, leaseMs: 10 })
       .finally(() => (settled = true));
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -74,10 +74,10 @@ describe('sqlite consumer store specifics', () => {
   });
 
   it('rejects, rather than deadlocks, a consumer store call made inside its own transaction', async () => {
-    await expect(f.store.transaction(() => f.store.countDeadLetters())).rejects.toMatchObject({
+    await expect(f.store.transaction(() => f.store.deadLetters.countDeadLetters())).rejects.toMatchObject({
       code: 'SURETY_STORE_FAILED',
     });
-    await expect(f.store.transaction(() => f.store.purgeInbox(1, 1))).rejects.toMatchObject({
+    await expect(f.store.transaction(() => f.store.inbox.purgeInbox(1, 1))).rejects.toMatchObject({
       code: 'SURETY_STORE_FAILED',
     });
   });
@@ -89,14 +89,14 @@ describe('sqlite consumer store specifics', () => {
     try {
       other.exec('BEGIN');
       expect(other.prepare(`SELECT count(*) AS n FROM ${f.store.tables.versionGuards}`).get()).toEqual({ n: 0 });
-      expect(await f.store.transaction((tx) => f.store.raiseVersion(tx, guard, 2))).toBe(true);
-      await expect(f.store.raiseVersion(sqliteExecutor(other), guard, 1)).rejects.toMatchObject({
+      expect(await f.store.transaction((tx) => f.store.versionGuards.raiseVersion(tx, guard, 2))).toBe(true);
+      await expect(f.store.versionGuards.raiseVersion(sqliteExecutor(other), guard, 1)).rejects.toMatchObject({
         code: 'SQLITE_BUSY_SNAPSHOT',
       });
       other.exec('ROLLBACK');
     } finally {
       other.close();
     }
-    expect(await f.store.guardedVersion(guard)).toBe(2);
+    expect(await f.store.versionGuards.guardedVersion(guard)).toBe(2);
   });
 });

@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
-import { createSqliteOutboxStore, sqliteTransaction, type SqliteOutboxStore } from '../../src/stores/sqlite/index.js';
+import { createSqliteStore, sqliteTransaction, type SqliteStore } from '../../src/stores/sqlite/index.js';
 import { claimRow, indexNames, selectClaimable } from '../../src/stores/sqlite/outbox-sql.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { uniqueName } from '../support/env.js';
@@ -12,9 +12,9 @@ const PREFIX = 'surety_';
 /** SQLite store in a temporary file of its own, removed at teardown. */
 export async function makeSqliteFixture(
   label = 'sqlite',
-): Promise<StoreFixture & { path: string; store: SqliteOutboxStore }> {
+): Promise<StoreFixture & { path: string; store: SqliteStore }> {
   const path = join(tmpdir(), `${uniqueName(label)}.sqlite`);
-  const store = await createSqliteOutboxStore({ path, tablePrefix: PREFIX });
+  const store = await createSqliteStore({ path, tablePrefix: PREFIX });
   await store.migrate();
   return {
     store,

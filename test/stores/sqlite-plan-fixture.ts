@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSqliteOutboxStore, type SqliteOutboxStore } from '../../src/stores/sqlite/index.js';
+import { createSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
 import type { HotStatement, PlanLayout, PlanReport } from '../conformance/hot-path-plan-suite.js';
 import { uniqueName } from '../support/env.js';
 
@@ -19,10 +19,10 @@ const YOUNG = 10;
  */
 export async function seedSqlitePlanStore(
   layout: PlanLayout,
-): Promise<{ store: SqliteOutboxStore; prefix: string; teardown(): Promise<void> }> {
+): Promise<{ store: SqliteStore; prefix: string; teardown(): Promise<void> }> {
   const prefix = 'surety_';
   const path = join(tmpdir(), `${uniqueName('sqlite_plans')}.sqlite`);
-  const store = await createSqliteOutboxStore({ path, tablePrefix: prefix });
+  const store = await createSqliteStore({ path, tablePrefix: prefix });
   await store.migrate();
   const t = store.tables;
   const db = store.db;
@@ -105,7 +105,7 @@ export async function seedSqlitePlanStore(
  * a subquery's rows (each subquery's own access is checked on its line), a VALUES list, a
  * table-valued function.
  */
-export function examineSqlite(store: SqliteOutboxStore, st: HotStatement): PlanReport {
+export function examineSqlite(store: SqliteStore, st: HotStatement): PlanReport {
   const rows = store.db.prepare(`EXPLAIN QUERY PLAN ${st.text}`).all(...st.values) as { detail: string }[];
   const lines = rows.map((r) => r.detail);
   const violations = lines.filter(

@@ -2,9 +2,9 @@ import * as dl from '../../src/stores/sqlite/dead-letter-sql.js';
 import * as inbox from '../../src/stores/sqlite/inbox-sql.js';
 import * as sql from '../../src/stores/sqlite/outbox-sql.js';
 import { adminDialect } from '../../src/stores/sqlite/admin-sql.js';
-import { insertDeadLetterEvents } from '../../src/stores/shared/admin-sql.js';
-import { rescheduleTransition, resolveTransition } from '../../src/stores/shared/dead-letter-transition.js';
-import { insertValues, leasedInsertValues } from '../../src/stores/shared/outbox-row.js';
+import { insertDeadLetterEvents } from '../../src/stores/sql/admin-sql.js';
+import { rescheduleTransition, resolveTransition } from '../../src/stores/sql/dead-letter-transition.js';
+import { insertValues, leasedInsertValues } from '../../src/stores/sql/outbox-row.js';
 import {
   PlanLayout,
   runHotPathPlanConformance,

@@ -47,7 +47,7 @@ export async function writeDeadLetters(
             false,
             at,
           );
-          await store.recordDeliveryFailure(tx, failure, () =>
+          await store.deadLetters.recordDeliveryFailure(tx, failure, () =>
             status === 'dead'
               ? { status: 'dead', nextRetryAt: null }
               : { status: 'pending', nextRetryAt: at + 3_600_000 },
@@ -69,7 +69,7 @@ export async function seedDeadLetters(
 ): Promise<DeadLetterRow[]> {
   const rows: DeadLetterRow[] = [];
   for (const id of await writeDeadLetters(store, n, seed, perTx))
-    rows.push((await store.getDeadLetter(id, seed.group))!);
+    rows.push((await store.deadLetters.getDeadLetter(id, seed.group))!);
   return rows;
 }
 
@@ -79,7 +79,7 @@ export async function seedOutbox(store: AdminTestStore, n: number, createdAt = D
   await store.transaction(async (tx) => {
     for (let i = 0; i < n; i++) {
       const row = newRow({ createdAt });
-      await store.insert(tx, row, { ordered: false });
+      await store.outbox.insert(tx, row, { ordered: false });
       ids.push(row.messageId);
     }
   });
@@ -88,14 +88,14 @@ export async function seedOutbox(store: AdminTestStore, n: number, createdAt = D
 
 /** Marks every pending outbox row sent, as a relay would after the broker's confirm. */
 export async function sendAllOutbox(store: AdminTestStore): Promise<void> {
-  const rows = await store.claim({
+  const rows = await store.outbox.claim({
     owner: 'test-relay',
     limit: 10_000,
     now: Date.now(),
     leaseMs: 60_000,
     ordered: false,
   });
-  await store.markSent(
+  await store.outbox.markSent(
     rows.map((r) => r.seq),
     Date.now(),
   );

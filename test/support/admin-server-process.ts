@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import { startAdminServer } from '../../src/admin/index.js';
-import { createPostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createPostgresStore } from '../../src/stores/postgres/index.js';
 
 const env = (name: string) => {
   const v = process.env[name];
@@ -14,7 +14,7 @@ const env = (name: string) => {
 };
 
 const pool = new pg.Pool({ connectionString: env('SURETY_PG_URL'), max: 4 });
-const store = await createPostgresOutboxStore({ pool, schema: env('SURETY_PG_SCHEMA') });
+const store = await createPostgresStore({ pool, schema: env('SURETY_PG_SCHEMA') });
 const server = await startAdminServer({
   store,
   tokens: [{ name: 'bulk-operator', role: 'operator', token: env('SURETY_ADMIN_TOKEN') }],

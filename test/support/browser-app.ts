@@ -6,18 +6,17 @@ import { runDoctor } from '../../src/admin/doctor/index.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { Consumer } from '../../src/consumer/consumer.js';
 import { ReplayJob } from '../../src/consumer/replay-job.js';
-import type { ConsumerStore, DeadLetterRow } from '../../src/ports/consumer-store.js';
-import type { AdminStore } from '../../src/ports/admin-store.js';
+import type { DeadLetterRow } from '../../src/ports/consumer-store.js';
 import { Outbox } from '../../src/producer/outbox.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
-import { createSqliteOutboxStore } from '../../src/stores/sqlite/index.js';
+import { createSqliteStore } from '../../src/stores/sqlite/index.js';
 import { createEmbeddedTransport } from '../../src/transports/embedded/index.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { uniqueName } from './env.js';
 import { storeFixtures } from './stores.js';
 import { waitFor } from './wait.js';
 
-type Store = StoreFixture['store'] & ConsumerStore & AdminStore;
+type Store = StoreFixture['store'];
 
 export interface ConsoleApp {
   /** The console's address, with a trailing slash. */
@@ -78,7 +77,7 @@ export async function startMultiStoreConsoleApp(): Promise<MultiStoreConsoleApp>
   };
   try {
     for (const name of ['orders', 'billing']) {
-      const store = (await createSqliteOutboxStore({ path: join(dir, `${name}.sqlite`) })) as Store;
+      const store = (await createSqliteStore({ path: join(dir, `${name}.sqlite`) })) as Store;
       opened.push(store);
       await store.migrate();
     }
@@ -180,7 +179,7 @@ async function startPipeline({ producer, consumer: store, admin, allowEdit, clea
       async deadLetter(messageId: string, status: DeadLetterRow['status']) {
         let row: DeadLetterRow | undefined;
         await waitFor(`dead letter of ${messageId} to be ${status}`, async () => {
-          row = await store.getDeadLetter(messageId, group);
+          row = await store.deadLetters.getDeadLetter(messageId, group);
           return row?.status === status;
         });
         return row!;

@@ -6,12 +6,12 @@
 import { join } from 'node:path';
 import { silentLogger } from '../../src/core/logger.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
-import { createSqliteOutboxStore } from '../../src/stores/sqlite/index.js';
+import { createSqliteStore } from '../../src/stores/sqlite/index.js';
 import { createEmbeddedTransport } from '../../src/transports/embedded/index.js';
 
 const dir = process.env.SURETY_DIR;
 if (!dir) throw new Error('SURETY_DIR is required');
-const store = await createSqliteOutboxStore({ path: join(dir, 'outbox.sqlite') });
+const store = await createSqliteStore({ path: join(dir, 'outbox.sqlite') });
 await store.migrate();
 const transport = createEmbeddedTransport({ path: join(dir, 'log.sqlite'), pollIntervalMs: 20 });
 const relay = new OutboxRelay({

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEnvelope, type MessageInput } from '../../src/core/envelope.js';
 import { encodeEnvelope, type WireMessage } from '../../src/core/wire.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
 import type { Transport } from '../../src/ports/transport.js';
 import { createEmbeddedTransport } from '../../src/transports/embedded/index.js';
@@ -69,7 +69,7 @@ export const transportFactories: Record<'rabbitmq' | 'embedded', () => Promise<T
 /** A business table in the fixture's schema or prefix, with dialect-correct placeholders. */
 export async function effectsTable(f: StoreFixture) {
   const store = f.store as unknown as ConsumerStore & StoreFixture['store'];
-  const table = store.outboxTable.replace(/outbox/, 'effects');
+  const table = store.outbox.outboxTable.replace(/outbox/, 'effects');
   const p = (n: number) => (store.dialect === 'postgres' ? `$${n}` : '?');
   await store.transaction((tx) =>
     tx.query(

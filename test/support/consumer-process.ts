@@ -10,7 +10,7 @@
 import { silentLogger } from '../../src/core/logger.js';
 import { Consumer } from '../../src/consumer/consumer.js';
 import type { Subscriber } from '../../src/ports/transport.js';
-import { createPostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createPostgresStore } from '../../src/stores/postgres/index.js';
 import { createEmbeddedTransport } from '../../src/transports/embedded/index.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
 
@@ -22,7 +22,7 @@ const env = (n: string) =>
 const crashAt = env('SURETY_CRASH_AT');
 const die = () => process.kill(process.pid, 'SIGKILL');
 
-const store = await createPostgresOutboxStore({
+const store = await createPostgresStore({
   connectionString: env('SURETY_PG_URL'),
   schema: env('SURETY_PG_SCHEMA'),
 });

@@ -1,12 +1,12 @@
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { Store } from '../../src/ports/store.js';
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
 
 /**
  * A consumer's local copy of the producer's customers, beside the store's tables (same schema or
  * prefix), written with the plain upsert a fetchBack example uses: nothing in it guards versions.
  */
-export function customersTable(store: ConsumerStore & { readonly outboxTable: string }) {
-  const table = store.outboxTable.replace(/outbox/, 'customers');
+export function customersTable(store: Store) {
+  const table = store.outbox.outboxTable.replace(/outbox/, 'customers');
   const p = (n: number) => (store.dialect === 'postgres' ? `$${n}` : '?');
   const upsert =
     store.dialect === 'mysql'

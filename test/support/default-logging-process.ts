@@ -7,14 +7,14 @@ import { join } from 'node:path';
 import { startAdminServer } from '../../src/admin/index.js';
 import { Consumer } from '../../src/consumer/consumer.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
-import { createSqliteOutboxStore } from '../../src/stores/sqlite/index.js';
+import { createSqliteStore } from '../../src/stores/sqlite/index.js';
 import { createEmbeddedTransport } from '../../src/transports/embedded/index.js';
 import { wire } from './consumer-env.js';
 import { waitFor } from './wait.js';
 
 const dir = process.env.SURETY_DIR!;
 const failures = Number(process.env.SURETY_FAILURES ?? '9');
-const store = await createSqliteOutboxStore({ path: join(dir, 'app.sqlite') });
+const store = await createSqliteStore({ path: join(dir, 'app.sqlite') });
 await store.migrate();
 const transport = await createEmbeddedTransport({ path: join(dir, 'log.sqlite'), pollIntervalMs: 20 });
 
@@ -28,7 +28,10 @@ await consumer.start();
 for (let i = 0; i < failures; i++) {
   await transport.publish({ topic: 'order.created', message: wire({ type: 'order.created', payload: { i } }) });
 }
-await waitFor('every failure recorded', async () => (await store.countDeadLetters('billing')).pending === failures);
+await waitFor(
+  'every failure recorded',
+  async () => (await store.deadLetters.countDeadLetters('billing')).pending === failures,
+);
 
 const admin = await startAdminServer({
   store,

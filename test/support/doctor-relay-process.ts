@@ -6,7 +6,7 @@
  */
 import { silentLogger } from '../../src/core/logger.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
-import { createPostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createPostgresStore } from '../../src/stores/postgres/index.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
 
 const env = (n: string) => {
@@ -14,7 +14,7 @@ const env = (n: string) => {
   if (v === undefined) throw new Error(`${n} is required`);
   return v;
 };
-const store = await createPostgresOutboxStore({
+const store = await createPostgresStore({
   connectionString: env('SURETY_PG_URL'),
   schema: env('SURETY_PG_SCHEMA'),
 });
@@ -30,7 +30,7 @@ const relay = new OutboxRelay({
 });
 await relay.start();
 const deadline = Date.now() + 30_000;
-while (!(await store.relays()).some((r) => r.relayId === relay.id && r.lastClaimedAt !== null)) {
+while (!(await store.heartbeats.relays()).some((r) => r.relayId === relay.id && r.lastClaimedAt !== null)) {
   if (Date.now() > deadline) throw new Error('no heartbeat with a claim within 30 s');
   await new Promise((r) => setTimeout(r, 20));
 }

@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { FetchedState } from '../../src/consumer/fetch-back.js';
 import type { WireMessage } from '../../src/core/wire.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import type { ChildMessage, ParentMessage } from './fetch-back-protocol.js';
 
 type Kind = ChildMessage['kind'];

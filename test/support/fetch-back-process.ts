@@ -10,10 +10,10 @@ import { silentLogger } from '../../src/core/logger.js';
 import type { WireMessage } from '../../src/core/wire.js';
 import { Consumer } from '../../src/consumer/consumer.js';
 import { fetchBack, type FetchedState } from '../../src/consumer/fetch-back.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
-import { createMysqlOutboxStore } from '../../src/stores/mysql/index.js';
-import { createPostgresOutboxStore } from '../../src/stores/postgres/index.js';
-import { createSqliteOutboxStore } from '../../src/stores/sqlite/index.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
+import { createMysqlStore } from '../../src/stores/mysql/index.js';
+import { createPostgresStore } from '../../src/stores/postgres/index.js';
+import { createSqliteStore } from '../../src/stores/sqlite/index.js';
 import { customersTable } from './customers-table.js';
 import { testEnv } from './env.js';
 import type { ChildMessage, ParentMessage } from './fetch-back-protocol.js';
@@ -28,11 +28,11 @@ const dialect = env('SURETY_DIALECT') as ConsumerStore['dialect'];
 const at = env('SURETY_STORE_AT');
 const store =
   dialect === 'postgres'
-    ? await createPostgresOutboxStore({ connectionString: testEnv.postgresUrl, schema: at, poolSize: 2 })
+    ? await createPostgresStore({ connectionString: testEnv.postgresUrl, schema: at, poolSize: 2 })
     : dialect === 'mysql'
-      ? await createMysqlOutboxStore({ uri: testEnv.mysqlUrl, tablePrefix: at, poolSize: 2 })
+      ? await createMysqlStore({ uri: testEnv.mysqlUrl, tablePrefix: at, poolSize: 2 })
       : // Long enough to wait behind the other process's transaction, which the test holds open.
-        await createSqliteOutboxStore({ path: at, busyTimeoutMs: 60_000 });
+        await createSqliteStore({ path: at, busyTimeoutMs: 60_000 });
 const customers = customersTable(store);
 
 const send = (message: ChildMessage) => process.send!(message);

@@ -1,4 +1,4 @@
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
 import { waitFor } from './wait.js';
 

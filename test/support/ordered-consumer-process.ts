@@ -6,7 +6,7 @@
  */
 import { silentLogger } from '../../src/core/logger.js';
 import { Consumer } from '../../src/consumer/consumer.js';
-import { createPostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createPostgresStore } from '../../src/stores/postgres/index.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
 import { orderedQueueTopology, type LedgerEntry } from './ledger.js';
 import { OrderLog, variableWork } from './order-log.js';
@@ -20,7 +20,7 @@ const name = env('SURETY_NAME');
 const queue = env('SURETY_QUEUE');
 const exchange = env('SURETY_EXCHANGE');
 
-const store = await createPostgresOutboxStore({
+const store = await createPostgresStore({
   connectionString: env('SURETY_PG_URL'),
   schema: env('SURETY_PG_SCHEMA'),
 });

@@ -13,7 +13,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import type { OutboxRelayStore } from '../../src/ports/outbox-store.js';
 import type { Publisher } from '../../src/ports/transport.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
-import { createPostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createPostgresStore } from '../../src/stores/postgres/index.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
 
 const env = (name: string) => {
@@ -27,19 +27,19 @@ const die = () => process.kill(process.pid, 'SIGKILL');
 const tick = () => --remaining <= 0;
 
 const pool = new pg.Pool({ connectionString: env('SURETY_PG_URL'), max: 4 });
-const base = await createPostgresOutboxStore({ pool, schema: env('SURETY_PG_SCHEMA') });
-const store: OutboxRelayStore = Object.create(base) as OutboxRelayStore;
-store.claim = async (req) => {
-  const rows = await base.claim(req);
+const base = await createPostgresStore({ pool, schema: env('SURETY_PG_SCHEMA') });
+const outbox: OutboxRelayStore = Object.create(base.outbox) as OutboxRelayStore;
+outbox.claim = async (req) => {
+  const rows = await base.outbox.claim(req);
   if (crashAt === 'after-claim' && rows.length > 0 && tick()) die();
   return rows;
 };
-store.markSent = async (seqs, now) => {
+outbox.markSent = async (seqs, now) => {
   if (crashAt === 'before-mark' && tick()) die();
-  return base.markSent(seqs, now);
+  return base.outbox.markSent(seqs, now);
 };
-store.claimLocked = async (req) => {
-  const batch = await base.claimLocked(req);
+outbox.claimLocked = async (req) => {
+  const batch = await base.outbox.claimLocked(req);
   if (crashAt === 'after-claim' && batch.rows.length > 0 && tick()) die();
   return {
     rows: batch.rows,
@@ -62,7 +62,7 @@ const publisher: Publisher = {
   close: () => transport.close(),
 };
 const relay = new OutboxRelay({
-  store,
+  store: { ...base, outbox },
   publisher,
   logger: silentLogger,
   retention: false,

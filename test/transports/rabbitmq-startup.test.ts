@@ -2,7 +2,7 @@ import { connect, type Channel, type ChannelModel } from 'amqplib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger, type Logger } from '../../src/core/logger.js';
 import { Consumer } from '../../src/consumer/consumer.js';
-import type { ConsumerStore } from '../../src/ports/consumer-store.js';
+import type { ConsumerStore } from '../../src/ports/store.js';
 import {
   createRabbitMqTransport,
   type RabbitMqTransport,

@@ -2,7 +2,7 @@ import type { DeadLetterRow } from '../../ports/consumer-store.js';
 import type { Overview } from '../../ports/admin-store.js';
 import { age, count, firstLine, plural } from './format.js';
 import type { DoctorThresholds } from './thresholds.js';
-import type { DoctorCheck, DoctorStore } from './types.js';
+import type { DoctorCheck, DoctorReads } from './types.js';
 
 const place = 'consumer' as const;
 /** Rows read to judge recent failures: enough to see a failing group, cheap on a big table. */
@@ -10,7 +10,7 @@ const SAMPLE = 500;
 
 /** Failing groups, retries nothing replays (expired leases, overdue rows), dead letters by state, inbox size. */
 export async function consumerChecks(
-  store: DoctorStore,
+  store: DoctorReads,
   overview: Overview,
   t: DoctorThresholds,
   now: number,
@@ -43,7 +43,7 @@ interface GroupFailures {
  * replays) and resolved none: typically a handler that throws on every message.
  */
 async function failingGroups(
-  store: DoctorStore,
+  store: DoctorReads,
   overview: Overview,
   t: DoctorThresholds,
   now: number,

@@ -11,6 +11,7 @@ export type {
   DoctorLevel,
   DoctorPlace,
   DoctorReport,
+  DoctorReads,
   DoctorStore,
   DoctorVerdict,
 } from './types.js';

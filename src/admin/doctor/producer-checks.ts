@@ -1,13 +1,13 @@
 import type { Overview, RelayHeartbeat, StoppedRelay } from '../../ports/admin-store.js';
 import { age, count, firstLine, plural } from './format.js';
 import type { DoctorThresholds } from './thresholds.js';
-import type { DoctorCheck, DoctorStore } from './types.js';
+import type { DoctorCheck, DoctorReads } from './types.js';
 
 const START_RELAY = 'start a relay: `surety start` with relay.enabled, or the OutboxRelay in your service';
 
 /** Pending backlog, the relays' heartbeats and dead outbox rows. */
 export async function producerChecks(
-  store: DoctorStore,
+  store: DoctorReads,
   overview: Overview,
   t: DoctorThresholds,
   now: number,
@@ -66,7 +66,7 @@ const stoppedCleanly = (r: StoppedRelay, now: number) =>
   `${r.relayId} on ${r.host}, stopped cleanly ${age(now - r.stoppedAt)} ago`;
 
 async function pendingCheck(
-  store: DoctorStore,
+  store: DoctorReads,
   overview: Overview,
   relays: RelayView,
   t: DoctorThresholds,

@@ -4,7 +4,7 @@ import { consumerChecks } from './consumer-checks.js';
 import { firstLine } from './format.js';
 import { producerChecks } from './producer-checks.js';
 import { resolveThresholds, type DoctorThresholds } from './thresholds.js';
-import type { DoctorCheck, DoctorInput, DoctorReport, DoctorStore } from './types.js';
+import type { DoctorCheck, DoctorInput, DoctorReport, DoctorReads } from './types.js';
 import { verdictOf } from './verdict.js';
 
 /**
@@ -24,7 +24,7 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
     retryStrategy: input.facts?.retryStrategy ?? 'dead-letter-table',
   } as const;
   const [[producer, consumer], broker] = await Promise.all([
-    databaseSide(input.store, t, now),
+    databaseSide(input.store.admin, t, now),
     brokerChecks(input.probe, input.knownQueues ?? [], facts, t),
   ]);
   const checks = [...producer, ...broker, ...consumer];
@@ -32,7 +32,7 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
 }
 
 async function databaseSide(
-  store: DoctorStore,
+  store: DoctorReads,
   t: DoctorThresholds,
   now: number,
 ): Promise<[DoctorCheck[], DoctorCheck[]]> {

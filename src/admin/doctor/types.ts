@@ -35,8 +35,13 @@ export interface DoctorReport {
   readonly verdict: DoctorVerdict;
 }
 
-/** What the doctor reads from the store: the admin port's read side. */
-export type DoctorStore = Pick<AdminStore, 'overview' | 'listOutbox' | 'listDeadLetters'>;
+/** What the doctor reads: the read side of the store's admin concern. */
+export type DoctorReads = Pick<AdminStore, 'overview' | 'listOutbox' | 'listDeadLetters'>;
+
+/** What the doctor needs of a store. */
+export interface DoctorStore {
+  readonly admin: DoctorReads;
+}
 
 /** Settings the doctor cannot read from the database or the broker. */
 export interface DoctorFacts {

@@ -16,9 +16,9 @@ const registrySchema = z.custom<Registry>(
 
 const storeSchema = z.custom<AdminServiceStore>(
   (v) =>
-    isFn((v as Partial<AdminServiceStore> | null)?.listDeadLetters) &&
-    isFn((v as Partial<AdminServiceStore> | null)?.inboxRecordedAt),
-  'must be a Surety store (with the admin methods and inboxRecordedAt)',
+    isFn((v as Partial<AdminServiceStore> | null)?.admin?.listDeadLetters) &&
+    isFn((v as Partial<AdminServiceStore> | null)?.inbox?.inboxRecordedAt),
+  'must be a Surety store (with its admin and inbox concerns)',
 );
 
 /** `{ [name]: store }`; insertion order is display order and the first is the default. */

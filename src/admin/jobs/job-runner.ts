@@ -9,8 +9,8 @@ import { isLockConflict } from './lock-conflict.js';
 import { RowPacer } from './row-pacer.js';
 
 /** What the runner needs of a store. `failJob` takes the owner, so a runner that lost its job fails nothing. */
-export interface JobRunnerStore extends Pick<AdminStore, 'claimJob' | 'runJobBatch' | 'releaseJob'> {
-  failJob(id: number, error: string, now: number, owner?: string): Promise<boolean>;
+export interface JobRunnerStore {
+  readonly admin: Pick<AdminStore, 'claimJob' | 'runJobBatch' | 'releaseJob' | 'failJob'>;
 }
 
 /** After this many lock conflicts in a row, retries back off a little (InnoDB reports deadlocks at once). */
@@ -18,8 +18,8 @@ const IMMEDIATE_CONFLICT_RETRIES = 3;
 
 const schema = z.object({
   store: z.custom<JobRunnerStore>(
-    (v) => typeof (v as Partial<AdminStore> | null)?.runJobBatch === 'function',
-    'must be a Surety store with the admin methods',
+    (v) => typeof (v as Partial<JobRunnerStore> | null)?.admin?.runJobBatch === 'function',
+    'must be a Surety store (with its admin concern)',
   ),
   owner: z.string().min(1).max(64).optional(),
   /** Run only this job (the CLI runs the job it just created, never an older orphan). */
@@ -104,7 +104,7 @@ export class JobRunner {
 
   private async claimAvailable(): Promise<void> {
     while (!this.stopped && this.active.size < this.o.maxConcurrentJobs) {
-      const job = await this.o.store.claimJob(this.owner, this.o.clock.now(), this.o.leaseMs, this.o.jobId);
+      const job = await this.o.store.admin.claimJob(this.owner, this.o.clock.now(), this.o.leaseMs, this.o.jobId);
       // Our own job comes back only when a batch outlived the lease; its loop is still running it.
       if (!job || this.active.has(job.id)) return;
       this.o.logger.info({ jobId: job.id, kind: job.kind, done: job.done, total: job.total }, 'admin job claimed');
@@ -133,7 +133,7 @@ export class JobRunner {
       pacer.started(limit);
       let next: AdminJob | undefined;
       try {
-        next = await store.runJobBatch(job.id, this.owner, limit, clock.now(), leaseMs);
+        next = await store.admin.runJobBatch(job.id, this.owner, limit, clock.now(), leaseMs);
         failures = 0;
         conflicts = 0;
       } catch (err) {
@@ -164,7 +164,7 @@ export class JobRunner {
         return;
       }
     }
-    await store
+    await store.admin
       .releaseJob(job.id, this.owner, clock.now())
       .catch((err) => logger.warn({ jobId: job.id, err: describeError(err) }, 'releasing admin job failed'));
   }
@@ -178,7 +178,7 @@ export class JobRunner {
     const code = err instanceof SuretyError ? err.code : 'SURETY_INTERNAL_ERROR';
     const error = `${code}: ${failures} batches in a row failed; the job runner's log has the error`;
     logger.error({ jobId: job.id, failures, err: describeError(err) }, 'admin job failed');
-    if (!(await store.failJob(job.id, error, clock.now(), this.owner))) {
+    if (!(await store.admin.failJob(job.id, error, clock.now(), this.owner))) {
       logger.info({ jobId: job.id }, 'admin job not marked failed: it ended or another runner holds it');
     }
   }

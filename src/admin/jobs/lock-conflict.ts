@@ -1,17 +1,17 @@
+import { StoreError } from '../../core/errors.js';
+
 /**
- * Whether `err` (or an error it wraps as `cause`) is the database ending a transaction over a lock
- * conflict: a PostgreSQL deadlock (SQLSTATE 40P01), a MySQL/MariaDB deadlock (errno 1213,
- * ER_LOCK_DEADLOCK) or SQLite's busy database (SQLITE_BUSY and its extended codes). Such a batch
- * rolled back whole and says nothing about the job: running it again is the remedy. Decided by the
- * drivers' codes, never by message text.
+ * Whether `err` (or an error it wraps as `cause`) is the database ending a batch over a lock
+ * conflict: a StoreError with code SURETY_STORE_CONFLICT (a deadlock victim, a serialization
+ * failure) or SURETY_STORE_BUSY (SQLite's busy database, MySQL's lock wait timeout), as each store
+ * translates its driver's codes. Such a batch rolled back whole and says nothing about the job:
+ * running it again is the remedy.
  * @example
  * if (isLockConflict(err)) retryNow(); else countFailure(err);
  */
 export function isLockConflict(err: unknown): boolean {
   for (let e = err, depth = 0; e !== null && typeof e === 'object' && depth < 8; depth++) {
-    const { code, errno } = e as { code?: unknown; errno?: unknown };
-    if (code === '40P01' || code === 'ER_LOCK_DEADLOCK' || errno === 1213) return true;
-    if (typeof code === 'string' && code.startsWith('SQLITE_BUSY')) return true;
+    if (e instanceof StoreError && (e.code === 'SURETY_STORE_CONFLICT' || e.code === 'SURETY_STORE_BUSY')) return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;

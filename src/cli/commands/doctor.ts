@@ -72,7 +72,7 @@ export function registerDoctor(program: Command, io: CliIo, state: CommandState)
 /** A store whose every read fails as opening it did: the doctor reports the database unreachable. */
 function unreachable(err: SuretyError): DoctorStore {
   const fail = () => Promise.reject(err);
-  return { overview: fail, listOutbox: fail, listDeadLetters: fail };
+  return { admin: { overview: fail, listOutbox: fail, listDeadLetters: fail } };
 }
 
 /** Checks grouped by place, then the verdict. */

@@ -46,7 +46,7 @@ export function registerMigrate(program: Command, io: CliIo): void {
         name: database.name,
         database: redact(database.url),
         dialect: store.dialect,
-        table: store.outboxTable,
+        table: store.outbox.outboxTable,
       });
     }
     if (!namesDatabases(config)) {

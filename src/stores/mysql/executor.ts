@@ -1,7 +1,8 @@
-import { someCause, TransactionAbortedError } from '../../core/errors.js';
+import { TransactionAbortedError } from '../../core/errors.js';
+import { isDeadlock } from './errors.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { runScoped } from '../../core/scoped-work.js';
-import { AsyncMutex } from '../shared/async-mutex.js';
+import { AsyncMutex } from '../sql/async-mutex.js';
 
 /** The part of a mysql2/promise `Connection`, `PoolConnection` or `Pool` Surety needs (declared here, not imported). */
 export interface MysqlQueryable {
@@ -54,33 +55,6 @@ export function mysqlExecutor(conn: MysqlQueryable): SqlExecutor {
       return toSqlResult<R>(result);
     },
   };
-}
-
-/** errno 1062 (ER_DUP_ENTRY), also when an ORM adapter wrapped the driver error as its cause. */
-export function isDuplicateKey(err: unknown): boolean {
-  return someCause(
-    err,
-    (e) => {
-      const { errno, code } = e as { errno?: unknown; code?: unknown };
-      return errno === 1062 || code === 'ER_DUP_ENTRY';
-    },
-    5,
-  );
-}
-
-/** errno 1213 (ER_LOCK_DEADLOCK): InnoDB chose this transaction as a deadlock victim and rolled all of it back. */
-export function isDeadlock(err: unknown): boolean {
-  return (err as { errno?: unknown } | null)?.errno === 1213;
-}
-
-/** errno 1061 (ER_DUP_KEYNAME): the index a migration adds is already there. */
-export function isDuplicateKeyName(err: unknown): boolean {
-  return (err as { errno?: unknown } | null)?.errno === 1061;
-}
-
-/** errno 1060 (ER_DUP_FIELDNAME): the column a migration adds is already there. */
-export function isDuplicateColumn(err: unknown): boolean {
-  return (err as { errno?: unknown } | null)?.errno === 1060;
 }
 
 export type MysqlIsolationLevel = 'READ UNCOMMITTED' | 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';

@@ -1,4 +1,10 @@
-export { createMysqlOutboxStore, MysqlOutboxStore, type MysqlStoreOptions } from './store.js';
+export {
+  createMysqlStore,
+  createMysqlOutboxStore,
+  type MysqlOutboxStore,
+  type MysqlStore,
+  type MysqlStoreOptions,
+} from './store.js';
 export {
   mysqlExecutor,
   mysqlTransaction,

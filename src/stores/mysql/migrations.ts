@@ -1,6 +1,6 @@
-import type { Migration } from '../shared/migration.js';
-import type { TableNames } from '../shared/naming.js';
-import { isDuplicateColumn, isDuplicateKeyName } from './executor.js';
+import type { Migration } from '../sql/migration.js';
+import type { TableNames } from '../sql/naming.js';
+import { isDuplicateColumn, isDuplicateKeyName } from './errors.js';
 
 /**
  * Schema versions, applied in order, each once. Never edit a released entry; append a new one.

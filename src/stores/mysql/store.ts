@@ -2,8 +2,8 @@ import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { DriverMissingError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
-import type { AdminStore } from '../../ports/admin-store.js';
-import type { ConsumerStore } from '../../ports/consumer-store.js';
+import type { Store } from '../../ports/store.js';
+import { composeStore } from '../sql/compose-store.js';
 import type {
   ClaimRequest,
   FailureUpdate,
@@ -17,28 +17,21 @@ import type {
   OutboxStore,
 } from '../../ports/outbox-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
-import { applyMigrations } from '../shared/apply-migrations.js';
-import { AsyncMutex } from '../shared/async-mutex.js';
-import type { AdminContext } from '../shared/admin-context.js';
-import { AdminDelegation } from '../shared/admin-delegation.js';
-import { checkIdentifier, tableNames } from '../shared/naming.js';
-import { recordOutboxFailure } from '../shared/outbox-failure.js';
-import { insertValues, leasedInsertValues, toOutboxRow } from '../shared/outbox-row.js';
-import { purgeSentStepwise, type SentPurgeSql } from '../shared/sent-purge.js';
-import { statsFromRows } from '../shared/stats.js';
+import { storeError } from './errors.js';
+import { applyMigrations } from '../sql/apply-migrations.js';
+import { AsyncMutex } from '../sql/async-mutex.js';
+import type { AdminContext } from '../sql/admin-context.js';
+import { checkIdentifier, tableNames, type TableNames } from '../sql/naming.js';
+import { recordOutboxFailure } from '../sql/outbox-failure.js';
+import { insertValues, leasedInsertValues, toOutboxRow } from '../sql/outbox-row.js';
+import { purgeSentStepwise, type SentPurgeSql } from '../sql/sent-purge.js';
+import { statsFromRows } from '../sql/stats.js';
 import * as adminSql from './admin-sql.js';
 import { MysqlConsumerOps } from './consumer-ops.js';
-import {
-  isDeadlock,
-  isDuplicateKey,
-  mysqlExecutor,
-  mysqlTransaction,
-  type MysqlCallbackPoolLike,
-  type MysqlPoolLike,
-} from './executor.js';
+import { isDeadlock, isDuplicateKey, isLockWaitTimeout } from './errors.js';
+import { mysqlExecutor, mysqlTransaction, type MysqlCallbackPoolLike, type MysqlPoolLike } from './executor.js';
 import { mysqlMigrations } from './migrations.js';
 import * as sql from './outbox-sql.js';
-import { storeErrorFor } from '../shared/store-error.js';
 
 const optionsSchema = z.object({
   /** An existing mysql2 pool (promise or callback flavour). Either this or `uri`. */
@@ -59,15 +52,22 @@ export type MysqlStoreOptions = z.input<typeof optionsSchema>;
 /** How long a migrator waits for another one to finish. */
 const MIGRATION_LOCK_SECONDS = 60;
 
+/** A store on MySQL or MariaDB: {@link Store} with its pool and table names. */
+export interface MysqlStore extends Store {
+  readonly dialect: 'mysql';
+  readonly pool: MysqlPoolLike;
+  readonly tables: TableNames;
+}
+
 /**
  * Outbox, inbox, dead-letter and admin store on MySQL 8 or MariaDB 10.6+ (mysql2). Claims use FOR UPDATE
  * SKIP LOCKED on a forced index. MySQL has no commit notifications: relays find new rows by polling
  * (and in-process wake-ups).
  * @example
- * const store = await createMysqlOutboxStore({ uri: 'mysql://app@localhost/app' });
+ * const store = await createMysqlStore({ uri: 'mysql://app@localhost/app' });
  * await store.migrate();
  */
-export async function createMysqlOutboxStore(options: MysqlStoreOptions): Promise<MysqlOutboxStore> {
+export async function createMysqlStore(options: MysqlStoreOptions): Promise<MysqlStore> {
   const o = parseOptions(optionsSchema, options, 'mysql');
   if (!o.pool === !o.uri) {
     throw new SuretyError('SURETY_INVALID_OPTION', 'invalid option "mysql": give exactly one of "pool" or "uri"');
@@ -83,7 +83,7 @@ export async function createMysqlOutboxStore(options: MysqlStoreOptions): Promis
     pool = loadMysql2().createPool({ uri: o.uri, connectionLimit: o.poolSize }) as unknown as MysqlPoolLike;
     ownsPool = true;
   }
-  return new MysqlOutboxStore(pool, ownsPool, o.tablePrefix);
+  return mysqlStore(new MysqlSqlStore(pool, ownsPool, o.tablePrefix));
 }
 
 function loadMysql2(): typeof import('mysql2/promise') {
@@ -105,31 +105,40 @@ async function retryDeadlocks<T>(work: () => Promise<T>, attempts = 4): Promise<
     try {
       return await work();
     } catch (err) {
-      // errno 1205: a lock wait timeout, which rolls back only the statement.
-      if (i >= attempts || !(isDeadlock(err) || (err as { errno?: unknown }).errno === 1205)) throw err;
+      // A lock wait timeout rolls back only the statement.
+      if (i >= attempts || !(isDeadlock(err) || isLockWaitTimeout(err))) throw err;
       await new Promise((r) => setTimeout(r, 5 * i + Math.random() * 10));
     }
   }
 }
 
-const storeError = storeErrorFor('MySQL');
-
 /** Per transaction: its key_seq bump and read-back must not interleave with another add's (handlers at once). */
 const keySeqLocks = new WeakMap<SqlExecutor, AsyncMutex>();
 
-export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, ConsumerStore, AdminStore {
+function mysqlStore(core: MysqlSqlStore): MysqlStore {
+  return composeStore(core, { dialect: core.dialect, pool: core.pool, tables: core.tables });
+}
+
+/** @deprecated Renamed {@link createMysqlStore}, since it returns the whole store; removed in the next minor version. */
+export const createMysqlOutboxStore = createMysqlStore;
+
+/** @deprecated Renamed {@link MysqlStore}; removed in the next minor version. */
+export type MysqlOutboxStore = MysqlStore;
+
+/** @internal The outbox concern on MySQL, with the store's connection (its migrations, transactions, close). */
+export class MysqlSqlStore implements OutboxStore {
   readonly dialect = 'mysql' as const;
   readonly tables;
   readonly outboxTable: string;
-  protected readonly consumer: MysqlConsumerOps;
-  protected readonly admin: AdminContext;
+  /** The inbox, dead-letter and version-guard operations. */
+  readonly consumer: MysqlConsumerOps;
+  readonly adminContext: AdminContext;
 
   constructor(
     readonly pool: MysqlPoolLike,
     private readonly ownsPool: boolean,
     private readonly prefix: string,
   ) {
-    super();
     this.tables = tableNames(prefix, (n) => `\`${n}\``);
     this.outboxTable = this.tables.outbox;
     this.consumer = new MysqlConsumerOps(
@@ -137,7 +146,7 @@ export class MysqlOutboxStore extends AdminDelegation implements OutboxStore, Co
       this.tables,
       prefix,
     );
-    this.admin = {
+    this.adminContext = {
       db: { query: (text, values) => this.run(text, values), transaction: (work) => this.ownTransaction(work) },
       t: this.tables,
       sql: adminSql,

@@ -9,16 +9,16 @@ import type {
   VersionGuardStore,
 } from '../../ports/consumer-store.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
-import { ignoreTransition, transitionDeadLetters } from '../shared/dead-letter-transition.js';
+import { ignoreTransition, transitionDeadLetters } from '../sql/dead-letter-transition.js';
 import {
   countsFromRows,
   toDeadLetterRow,
   type ClaimDueRequest,
   type DecideRetry,
   type RescheduleUpdate,
-} from '../shared/dead-letter-row.js';
-import type { TableNames } from '../shared/naming.js';
-import { clipError } from '../shared/outbox-row.js';
+} from '../sql/dead-letter-row.js';
+import type { TableNames } from '../sql/naming.js';
+import { clipError } from '../sql/outbox-row.js';
 import { adminDialect } from './admin-sql.js';
 import * as dl from './dead-letter-sql.js';
 import { statementName } from './executor.js';

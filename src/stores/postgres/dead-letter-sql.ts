@@ -1,5 +1,5 @@
-import { DEAD_LETTER_COLUMNS, deadLetterColumns } from '../shared/dead-letter-row.js';
-import type { TableNames } from '../shared/naming.js';
+import { DEAD_LETTER_COLUMNS, deadLetterColumns } from '../sql/dead-letter-row.js';
+import type { TableNames } from '../sql/naming.js';
 import { hasStatus } from './status-filter.js';
 
 /** PostgreSQL statements of the dead letters, one named function each. */

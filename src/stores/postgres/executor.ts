@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { TransactionAbortedError } from '../../core/errors.js';
-import { AsyncMutex } from '../shared/async-mutex.js';
+import { AsyncMutex } from '../sql/async-mutex.js';
+import { abortedOr } from './errors.js';
 import type { QueryHints, SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { runScoped } from '../../core/scoped-work.js';
 
@@ -74,14 +75,18 @@ export function pgExecutor(client: PgQueryable): SqlExecutor {
  */
 function inOrder(client: PgQueryable): { tx: SqlExecutor; control: PgQueryable } {
   const run = async <R>(sql: string, values?: readonly unknown[], hints?: QueryHints): Promise<SqlResult<R>> => {
-    const res = hints?.name
-      ? await (client as unknown as PgPreparing).query({
-          name: hints.name,
-          text: sql,
-          values: values as unknown[] | undefined,
-        })
-      : await client.query(sql, values as unknown[] | undefined);
-    return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+    try {
+      const res = hints?.name
+        ? await (client as unknown as PgPreparing).query({
+            name: hints.name,
+            text: sql,
+            values: values as unknown[] | undefined,
+          })
+        : await client.query(sql, values as unknown[] | undefined);
+      return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+    } catch (err) {
+      throw abortedOr(err);
+    }
   };
   if (isPipelined(client)) {
     // pg writes each query with its own syscall; statements issued in one turn go out in one write.

@@ -1,4 +1,4 @@
-import type { TableNames } from '../shared/naming.js';
+import type { TableNames } from '../sql/naming.js';
 
 /** PostgreSQL statements of the inbox, one named function each. */
 

@@ -1,7 +1,7 @@
 import type { ClaimRequest, FailureUpdate, LockedBatch, OutboxRow } from '../../ports/outbox-store.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
-import type { TableNames } from '../shared/naming.js';
-import { toOutboxRow } from '../shared/outbox-row.js';
+import type { TableNames } from '../sql/naming.js';
+import { toOutboxRow } from '../sql/outbox-row.js';
 import { HeldClient, isPipelined, pgCommit, pgExecutor, pgTransaction, type PgPoolLike } from './executor.js';
 import * as sql from './outbox-sql.js';
 

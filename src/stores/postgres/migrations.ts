@@ -1,5 +1,5 @@
-import type { Migration } from '../shared/migration.js';
-import type { TableNames } from '../shared/naming.js';
+import type { Migration } from '../sql/migration.js';
+import type { TableNames } from '../sql/naming.js';
 
 /** Schema versions, applied in order, each once. Never edit a released entry; append a new one. */
 export function postgresMigrations(t: TableNames, indexPrefix: string): Migration[] {

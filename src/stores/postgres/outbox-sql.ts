@@ -1,6 +1,6 @@
 import type { FailureUpdate } from '../../ports/outbox-store.js';
-import { clipError, OUTBOX_COLUMNS } from '../shared/outbox-row.js';
-import type { TableNames } from '../shared/naming.js';
+import { clipError, OUTBOX_COLUMNS } from '../sql/outbox-row.js';
+import type { TableNames } from '../sql/naming.js';
 import { hasStatus } from './status-filter.js';
 
 /** PostgreSQL statements of the outbox, one named function each. */

@@ -2,8 +2,8 @@ import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { DriverMissingError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
-import type { AdminStore } from '../../ports/admin-store.js';
-import type { ConsumerStore } from '../../ports/consumer-store.js';
+import type { Store } from '../../ports/store.js';
+import { composeStore } from '../sql/compose-store.js';
 import type {
   ClaimRequest,
   FailureUpdate,
@@ -18,12 +18,12 @@ import type {
   OutboxStore,
 } from '../../ports/outbox-store.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
-import { applyMigrations } from '../shared/apply-migrations.js';
-import type { AdminContext } from '../shared/admin-context.js';
-import { AdminDelegation } from '../shared/admin-delegation.js';
-import { checkIdentifier, tableNames } from '../shared/naming.js';
-import { insertValues, leasedInsertValues, toOutboxRow } from '../shared/outbox-row.js';
-import { statsFromRows } from '../shared/stats.js';
+import { storeError } from './errors.js';
+import { applyMigrations } from '../sql/apply-migrations.js';
+import type { AdminContext } from '../sql/admin-context.js';
+import { checkIdentifier, tableNames, type TableNames } from '../sql/naming.js';
+import { insertValues, leasedInsertValues, toOutboxRow } from '../sql/outbox-row.js';
+import { statsFromRows } from '../sql/stats.js';
 import * as adminSql from './admin-sql.js';
 import { CommitNotifier } from './commit-notifier.js';
 import { PostgresConsumerOps } from './consumer-ops.js';
@@ -39,9 +39,6 @@ import {
 import { claimLocked } from './locked-batch.js';
 import { postgresMigrations } from './migrations.js';
 import * as sql from './outbox-sql.js';
-import { storeErrorFor } from '../shared/store-error.js';
-
-const storeError = storeErrorFor('PostgreSQL');
 
 const optionsSchema = z.object({
   /** An existing pg Pool. Either this or `connectionString`. */
@@ -72,14 +69,31 @@ const optionsSchema = z.object({
 
 export type PostgresStoreOptions = z.input<typeof optionsSchema>;
 
+/** The outbox concern on PostgreSQL: locked claims, LISTEN and NOTIFY besides the common operations. */
+export type PostgresOutbox = OutboxStore &
+  Required<Pick<OutboxStore, 'claimLocked' | 'listenForCommits' | 'notifyCommitted'>> & {
+    readonly notifyChannel: string;
+    /** Resolves once the after-commit NOTIFYs asked for so far have been sent. */
+    notificationsSent(): Promise<void>;
+  };
+
+/** A store on PostgreSQL: {@link Store} with its pool, table names and NOTIFY channel. */
+export interface PostgresStore extends Store {
+  readonly dialect: 'postgres';
+  readonly outbox: PostgresOutbox;
+  readonly pool: PgPoolLike;
+  readonly tables: TableNames;
+  readonly notifyChannel: string;
+}
+
 /**
  * Outbox, inbox, dead-letter and admin store on PostgreSQL (pg). Claims use FOR UPDATE SKIP LOCKED under a
  * forced index plan; commits are announced with NOTIFY so relays in other processes wake within milliseconds.
  * @example
- * const store = await createPostgresOutboxStore({ connectionString: 'postgres://localhost/app' });
+ * const store = await createPostgresStore({ connectionString: 'postgres://localhost/app' });
  * await store.migrate();
  */
-export async function createPostgresOutboxStore(options: PostgresStoreOptions): Promise<PostgresOutboxStore> {
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const o = parseOptions(optionsSchema, options, 'postgres');
   if (!o.pool && !o.connectionString) {
     throw new SuretyError(
@@ -105,7 +119,7 @@ export async function createPostgresOutboxStore(options: PostgresStoreOptions): 
   }
   const channel =
     o.notifyChannel ?? `${o.schema ? `${o.schema}_` : ''}${o.tablePrefix}outbox`.slice(0, 63).toLowerCase();
-  return new PostgresOutboxStore(pool, ownsPool, o.schema, o.tablePrefix, channel);
+  return postgresStore(new PostgresSqlStore(pool, ownsPool, o.schema, o.tablePrefix, channel));
 }
 
 function loadPg(): typeof import('pg') {
@@ -117,12 +131,29 @@ function loadPg(): typeof import('pg') {
   }
 }
 
-export class PostgresOutboxStore extends AdminDelegation implements OutboxStore, ConsumerStore, AdminStore {
+function postgresStore(core: PostgresSqlStore): PostgresStore {
+  return composeStore(core, {
+    dialect: core.dialect,
+    pool: core.pool,
+    tables: core.tables,
+    notifyChannel: core.notifyChannel,
+  });
+}
+
+/** @deprecated Renamed {@link createPostgresStore}, since it returns the whole store; removed in the next minor version. */
+export const createPostgresOutboxStore = createPostgresStore;
+
+/** @deprecated Renamed {@link PostgresStore}; removed in the next minor version. */
+export type PostgresOutboxStore = PostgresStore;
+
+/** @internal The outbox concern on PostgreSQL, with the store's connection (its migrations, transactions, close). */
+export class PostgresSqlStore implements OutboxStore {
   readonly dialect = 'postgres' as const;
   readonly tables;
   readonly outboxTable: string;
-  protected readonly consumer: PostgresConsumerOps;
-  protected readonly admin: AdminContext;
+  /** The inbox, dead-letter and version-guard operations. */
+  readonly consumer: PostgresConsumerOps;
+  readonly adminContext: AdminContext;
   private readonly notifier: CommitNotifier;
 
   constructor(
@@ -132,7 +163,6 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
     private readonly prefix: string,
     readonly notifyChannel: string,
   ) {
-    super();
     this.tables = tableNames(prefix, (n) => (schema ? `"${schema}"."${n}"` : `"${n}"`));
     this.outboxTable = this.tables.outbox;
     this.notifier = new CommitNotifier(pool, notifyChannel);
@@ -144,7 +174,7 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
       },
       this.tables,
     );
-    this.admin = {
+    this.adminContext = {
       db: { query: (text, values) => this.query(text, values), transaction: (work) => this.ownTransaction(work) },
       t: this.tables,
       sql: adminSql,

@@ -1,6 +1,6 @@
 import type { RelayHeartbeat } from '../../ports/admin-store.js';
-import type { TableNames } from '../shared/naming.js';
-import { Binder, type SqlDialect, type Statement } from '../shared/sql-dialect.js';
+import type { TableNames } from '../sql/naming.js';
+import { Binder, type SqlDialect, type Statement } from '../sql/sql-dialect.js';
 import { UNICODE_LOWER } from './unicode-lower.js';
 
 /** SQLite's admin statements that differ from the shared ones (shared/admin-sql.ts), and its descriptor. */

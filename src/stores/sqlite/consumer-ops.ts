@@ -9,16 +9,16 @@ import type {
   VersionGuardStore,
 } from '../../ports/consumer-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
-import { countsFromRows, toDeadLetterRow, type ClaimDueRequest, type DecideRetry } from '../shared/dead-letter-row.js';
-import { transitionDeadLetters, type DeadLetterTransition } from '../shared/dead-letter-transition.js';
-import type { TableNames } from '../shared/naming.js';
-import { clipError } from '../shared/outbox-row.js';
+import { countsFromRows, toDeadLetterRow, type ClaimDueRequest, type DecideRetry } from '../sql/dead-letter-row.js';
+import { transitionDeadLetters, type DeadLetterTransition } from '../sql/dead-letter-transition.js';
+import type { TableNames } from '../sql/naming.js';
+import { clipError } from '../sql/outbox-row.js';
 import {
   applyFailureDecision,
   purgeSettledStepwise,
   StepwiseDeadLetters,
   type SettledPurgeSql,
-} from '../shared/stepwise-dead-letters.js';
+} from '../sql/stepwise-dead-letters.js';
 import { adminDialect } from './admin-sql.js';
 import * as dl from './dead-letter-sql.js';
 import * as inbox from './inbox-sql.js';

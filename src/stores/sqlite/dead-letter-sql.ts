@@ -1,5 +1,5 @@
-import { DEAD_LETTER_COLUMNS } from '../shared/dead-letter-row.js';
-import type { TableNames } from '../shared/naming.js';
+import { DEAD_LETTER_COLUMNS } from '../sql/dead-letter-row.js';
+import type { TableNames } from '../sql/naming.js';
 
 /** SQLite statements of the dead letters, one named function each. Placeholders are `?`, in text order. */
 

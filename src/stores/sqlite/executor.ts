@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { StoreError } from '../../core/errors.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { runScoped } from '../../core/scoped-work.js';
-import { AsyncMutex } from '../shared/async-mutex.js';
+import { AsyncMutex } from '../sql/async-mutex.js';
 
 /** The part of a better-sqlite3 `Statement` Surety needs (declared here, not imported from the driver). */
 export interface SqliteStatementLike {
@@ -108,7 +108,7 @@ export function sqliteExecutor(db: SqliteDatabaseLike): SqlExecutor {
  * store's own operations; do not nest them (the inner call would wait for the outer forever).
  * @example
  * const db = new Database('app.sqlite');
- * const store = await createSqliteOutboxStore({ database: db });
+ * const store = await createSqliteStore({ database: db });
  * await sqliteTransaction(db, (tx) => outbox.add(tx, { type: 'order.created', key: 'o-1', payload: {} }));
  */
 export function sqliteTransaction<T>(db: SqliteDatabaseLike, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {

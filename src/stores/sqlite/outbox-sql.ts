@@ -1,5 +1,5 @@
-import { OUTBOX_COLUMNS } from '../shared/outbox-row.js';
-import type { TableNames } from '../shared/naming.js';
+import { OUTBOX_COLUMNS } from '../sql/outbox-row.js';
+import type { TableNames } from '../sql/naming.js';
 
 /**
  * SQLite statements of the outbox, one named function each. Placeholders are `?`, in text order.

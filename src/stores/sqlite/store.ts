@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { DriverMissingError, NotMigratedError, StoreError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
-import type { AdminStore } from '../../ports/admin-store.js';
-import type { ConsumerStore } from '../../ports/consumer-store.js';
+import type { Store } from '../../ports/store.js';
+import { composeStore } from '../sql/compose-store.js';
 import type {
   ClaimRequest,
   FailureUpdate,
@@ -18,23 +18,20 @@ import type {
   OutboxStore,
 } from '../../ports/outbox-store.js';
 import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
-import { applyMigrations } from '../shared/apply-migrations.js';
-import type { AdminContext } from '../shared/admin-context.js';
-import { AdminDelegation } from '../shared/admin-delegation.js';
-import { checkIdentifier, tableNames } from '../shared/naming.js';
-import { recordOutboxFailure } from '../shared/outbox-failure.js';
-import { insertValues, leasedInsertValues, toOutboxRow } from '../shared/outbox-row.js';
-import { purgeSentStepwise, type SentPurgeSql } from '../shared/sent-purge.js';
-import { statsFromRows } from '../shared/stats.js';
+import { storeError } from './errors.js';
+import { applyMigrations } from '../sql/apply-migrations.js';
+import type { AdminContext } from '../sql/admin-context.js';
+import { checkIdentifier, tableNames, type TableNames } from '../sql/naming.js';
+import { recordOutboxFailure } from '../sql/outbox-failure.js';
+import { insertValues, leasedInsertValues, toOutboxRow } from '../sql/outbox-row.js';
+import { purgeSentStepwise, type SentPurgeSql } from '../sql/sent-purge.js';
+import { statsFromRows } from '../sql/stats.js';
 import * as adminSql from './admin-sql.js';
 import { SqliteConsumerOps } from './consumer-ops.js';
 import { sqliteExecutor, sqliteTransaction, withDatabaseLock, type SqliteDatabaseLike } from './executor.js';
 import { sqliteMigrations } from './migrations.js';
 import { registerUnicodeLower } from './unicode-lower.js';
 import * as sql from './outbox-sql.js';
-import { storeErrorFor } from '../shared/store-error.js';
-
-const storeError = storeErrorFor('SQLite');
 
 const optionsSchema = z.object({
   /** Database file the store opens (and closes), `:memory:` for a private in-memory one. Either this or `database`. */
@@ -58,6 +55,13 @@ const optionsSchema = z.object({
 
 export type SqliteStoreOptions = z.input<typeof optionsSchema>;
 
+/** A store on SQLite: {@link Store} with its database and table names. */
+export interface SqliteStore extends Store {
+  readonly dialect: 'sqlite';
+  readonly db: SqliteDatabaseLike;
+  readonly tables: TableNames;
+}
+
 /**
  * Outbox, inbox, dead-letter and admin store on SQLite (better-sqlite3). A database opened from `path` gets
  * WAL mode, synchronous=NORMAL and a busy timeout.
@@ -69,17 +73,17 @@ export type SqliteStoreOptions = z.input<typeof optionsSchema>;
  * wait for the transaction they are part of). Another process (a relay elsewhere) may open the same file: SQLite's file
  * locks and the busy timeout serialise writers across processes.
  * @example
- * const store = await createSqliteOutboxStore({ path: 'app.sqlite' });
+ * const store = await createSqliteStore({ path: 'app.sqlite' });
  * await store.migrate();
  * await store.transaction((tx) => outbox.add(tx, { type: 'order.created', key: 'o-1', payload: {} }));
  */
-export async function createSqliteOutboxStore(options: SqliteStoreOptions): Promise<SqliteOutboxStore> {
+export async function createSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
   const o = parseOptions(optionsSchema, options, 'sqlite');
   if (!o.path === !o.database) {
     throw new SuretyError('SURETY_INVALID_OPTION', 'invalid option "sqlite": give exactly one of "path" or "database"');
   }
   checkIdentifier('sqlite.tablePrefix', o.tablePrefix);
-  if (o.database) return new SqliteOutboxStore(o.database, false, o.tablePrefix);
+  if (o.database) return sqliteStore(new SqliteSqlStore(o.database, false, o.tablePrefix));
   const Database = loadBetterSqlite3();
   const path = o.path!;
   if (o.fileMustExist && path !== ':memory:' && !existsSync(path)) {
@@ -104,7 +108,7 @@ export async function createSqliteOutboxStore(options: SqliteStoreOptions): Prom
     db.close();
     throw new StoreError(`SQLite: cannot open "${path}": ${(err as Error).message}`, { cause: err });
   }
-  return new SqliteOutboxStore(db, true, o.tablePrefix);
+  return sqliteStore(new SqliteSqlStore(db, true, o.tablePrefix));
 }
 
 function hasTable(db: SqliteDatabaseLike, path: string, name: string): boolean {
@@ -127,25 +131,36 @@ function loadBetterSqlite3(): SqliteConstructor {
   }
 }
 
-export class SqliteOutboxStore extends AdminDelegation implements OutboxStore, ConsumerStore, AdminStore {
+function sqliteStore(core: SqliteSqlStore): SqliteStore {
+  return composeStore(core, { dialect: core.dialect, db: core.db, tables: core.tables });
+}
+
+/** @deprecated Renamed {@link createSqliteStore}, since it returns the whole store; removed in the next minor version. */
+export const createSqliteOutboxStore = createSqliteStore;
+
+/** @deprecated Renamed {@link SqliteStore}; removed in the next minor version. */
+export type SqliteOutboxStore = SqliteStore;
+
+/** @internal The outbox concern on SQLite, with the store's connection (its migrations, transactions, close). */
+export class SqliteSqlStore implements OutboxStore {
   readonly dialect = 'sqlite' as const;
   readonly tables;
   readonly outboxTable: string;
-  protected readonly consumer: SqliteConsumerOps;
-  protected readonly admin: AdminContext;
+  /** The inbox, dead-letter and version-guard operations. */
+  readonly consumer: SqliteConsumerOps;
+  readonly adminContext: AdminContext;
 
   constructor(
     readonly db: SqliteDatabaseLike,
     private readonly ownsDb: boolean,
     private readonly prefix: string,
   ) {
-    super();
     registerUnicodeLower(db);
     this.tables = tableNames(prefix, (n) => `"${n}"`);
     this.outboxTable = this.tables.outbox;
     const own = { query: this.run.bind(this), transaction: this.ownTransaction.bind(this) };
     this.consumer = new SqliteConsumerOps({ run: own.query, transaction: own.transaction }, this.tables, prefix);
-    this.admin = { db: own, t: this.tables, sql: adminSql };
+    this.adminContext = { db: own, t: this.tables, sql: adminSql };
   }
 
   /** DDL is transactional in SQLite; BEGIN IMMEDIATE also serialises migrators in other processes. */

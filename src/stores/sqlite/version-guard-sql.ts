@@ -1,4 +1,4 @@
-import type { TableNames } from '../shared/naming.js';
+import type { TableNames } from '../sql/naming.js';
 
 /** SQLite statements of the version guards, one named function each. Placeholders are `?`, in text order. */
 
