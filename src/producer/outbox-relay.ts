@@ -74,7 +74,14 @@ export class OutboxRelay {
     this.claims = this.locked
       ? new LockedClaims(leases, store as LockingStore, o, this.flight, publish, failures, this.log, relay)
       : leases;
-    this.heartbeat = new RelayHeartbeat(o.heartbeats, o.relayId, o.clock, o.heartbeatMs, () => this.lastClaimAt, this.log);
+    this.heartbeat = new RelayHeartbeat(
+      o.heartbeats,
+      o.relayId,
+      o.clock,
+      o.heartbeatMs,
+      () => this.lastClaimAt,
+      this.log,
+    );
   }
 
   get id(): string {

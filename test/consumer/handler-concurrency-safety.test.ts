@@ -97,7 +97,10 @@ describe('handlerConcurrency 100: handlers at once, safely (PostgreSQL + RabbitM
       },
     );
     await consumer.start();
-    await waitFor('the failure recorded', async () => (await store.deadLetters.getDeadLetter(failing.id, group)) !== undefined);
+    await waitFor(
+      'the failure recorded',
+      async () => (await store.deadLetters.getDeadLetter(failing.id, group)) !== undefined,
+    );
     await waitFor('the others applied', async () => (await effects.rows()).length === messages.length - 1);
     await consumer.stop();
     consumer = undefined;
