@@ -29,13 +29,14 @@ export type {
   PageInput,
 } from './admin-schemas.js';
 export { formatDuration } from './inbox-window.js';
-export { StoreDirectory, STORE_NAME, DEFAULT_STORE_NAME } from './store-directory.js';
+export { StoreDirectory } from './store-directory.js';
+export { STORE_NAME, DEFAULT_STORE_NAME } from '../ports/store-name.js';
 export type { ServedStore, StoreEntry, StoreDirectoryOptions } from './store-directory.js';
 export type { MergedLineage, FromStore } from './lineage-merge.js';
 export type { MergedOverview } from './overview-merge.js';
 export type { StoreUnavailable } from './store-fanout.js';
 export { hashToken } from './auth/token-set.js';
-export type { TokenConfig } from './auth/token-set.js';
+export type { TokenConfig } from '../ports/api-token.js';
 export { createAdminApp } from './http/admin-app.js';
 export type { AdminApp, AdminAppOptions } from './http/admin-app.js';
 export { startAdminServer } from './http/admin-server.js';
