@@ -1,6 +1,7 @@
 /** Pure logic of the admin side: times, pacing, origin checks, session cookies, token matching. */
 import { describe, expect, it } from 'vitest';
-import { hashToken, parseTime } from '../../src/admin/index.js';
+import { hashToken } from '../../src/admin/index.js';
+import { parseTime } from '../../src/admin/admin-schemas.js';
 import { crossSiteReason } from '../../src/admin/auth/same-origin.js';
 import { SessionCodec } from '../../src/admin/auth/session-cookie.js';
 import { TokenSet } from '../../src/admin/auth/token-set.js';
