@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { parseOptions } from '../../core/options.js';
 import { redact } from '../../core/redact.js';
 
 /** A comma followed by a scheme starts another URL: `amqp://a,amqp://b` is two, given as one string. */
@@ -16,6 +15,9 @@ type Kind = 'amqp' | 'http';
  * list, one per node, each `amqp://` or `amqps://` with a host, all on one vhost (a cluster serves
  * the same vhosts on every node), no node twice. A comma-separated string is refused rather than
  * split, since a password may hold a comma. Messages never show a password. Parses to a frozen list.
+ * @example
+ * z.object({ url: nodeUrlsSchema('url') }).parse({ url: ['amqp://u:p@mq-a/shop', 'amqp://u:p@mq-b/shop'] }); // both
+ * z.object({ url: nodeUrlsSchema('url') }).parse({ url: 'amqp://mq-a,amqp://mq-b' }); // fails at "url": one URL per node
  */
 export function nodeUrlsSchema(option: string) {
   return urlListSchema(option, 'amqp');
@@ -24,21 +26,6 @@ export function nodeUrlsSchema(option: string) {
 /** The management API of one node or a list of nodes: each `http://` or `https://`, as {@link nodeUrlsSchema}. */
 export function managementUrlsSchema(option: string) {
   return urlListSchema(option, 'http');
-}
-
-/**
- * {@link nodeUrlsSchema} outside an options object.
- * @example
- * resolveNodeUrls(['amqp://u:p@mq-a:5672/shop', 'amqp://u:p@mq-b:5672/shop'], 'url'); // both, frozen
- * resolveNodeUrls('amqp://mq-a,amqp://mq-b', 'url'); // throws InvalidOptionError for "url"
- */
-export function resolveNodeUrls(value: unknown, option: string): readonly string[] {
-  return parseOptions(nodeUrlsSchema(option), value, option);
-}
-
-/** {@link managementUrlsSchema} outside an options object. */
-export function resolveManagementUrls(value: unknown, option: string): readonly string[] {
-  return parseOptions(managementUrlsSchema(option), value, option);
 }
 
 /** A node's URL for logs and messages: the password masked. */
