@@ -21,14 +21,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { mergeDoctorReports, runDoctor, startAdminServer, type AdminServer } from '../../src/admin/index.js';
-import { Consumer, Outbox, OutboxRelay, PermanentError, ReplayJob } from '../../src/index.js';
-import { createSqliteStore, type SqliteStore } from '../../src/stores/sqlite/index.js';
-import {
-  createEmbeddedQueueProbe,
-  createEmbeddedTransport,
-  embeddedQueueName,
-} from '../../src/transports/embedded/index.js';
+import { mergeDoctorReports, runDoctor, startAdminServer, type AdminServer } from 'surety/admin';
+import { Consumer, Outbox, OutboxRelay, PermanentError, ReplayJob } from 'surety';
+import { createSqliteStore, type SqliteStore } from 'surety/sqlite';
+import { createEmbeddedQueueProbe, createEmbeddedTransport, embeddedQueueName } from 'surety/embedded';
 
 const { values } = parseArgs({
   options: {

@@ -13,14 +13,6 @@ export {
   UnauthenticatedError,
 } from './admin-errors.js';
 export type { AdminErrorCode, InputIssue } from './admin-errors.js';
-export {
-  parseTime,
-  MAX_PAGE,
-  DEFAULT_PAGE,
-  DEAD_LETTER_STATUSES,
-  OUTBOX_STATUSES,
-  JOB_KINDS,
-} from './admin-schemas.js';
 export type {
   AuditFilterInput,
   DeadLetterFilterInput,
@@ -28,14 +20,12 @@ export type {
   OutboxFilterInput,
   PageInput,
 } from './admin-schemas.js';
-export { formatDuration } from './inbox-window.js';
-export { StoreDirectory, STORE_NAME, DEFAULT_STORE_NAME } from './store-directory.js';
-export type { ServedStore, StoreEntry, StoreDirectoryOptions } from './store-directory.js';
+export type { StoreDirectoryOptions } from './store-directory.js';
 export type { MergedLineage, FromStore } from './lineage-merge.js';
 export type { MergedOverview } from './overview-merge.js';
 export type { StoreUnavailable } from './store-fanout.js';
 export { hashToken } from './auth/token-set.js';
-export type { TokenConfig } from './auth/token-set.js';
+export type { TokenConfig } from '../ports/api-token.js';
 export { createAdminApp } from './http/admin-app.js';
 export type { AdminApp, AdminAppOptions } from './http/admin-app.js';
 export { startAdminServer } from './http/admin-server.js';
@@ -43,12 +33,20 @@ export type { AdminServer } from './http/admin-server.js';
 export { JobRunner } from './jobs/job-runner.js';
 export type { JobRunnerOptions } from './jobs/job-runner.js';
 export type * from '../ports/admin-store.js';
-export * from './doctor/index.js';
-export { loadConfig, configSchema, ConfigError } from '../config/index.js';
+export { runDoctor, mergeDoctorReports } from './doctor/index.js';
 export type {
-  LoadConfigOptions,
-  LoadedConfig,
-  SuretyConfig,
-  SuretyConfigInput,
-  ConfigProblem,
-} from '../config/index.js';
+  StoreDoctorCheck,
+  StoreDoctorReport,
+  DoctorThresholds,
+  DoctorThresholdsInput,
+  DoctorCheck,
+  DoctorFacts,
+  DoctorInput,
+  DoctorLevel,
+  DoctorPlace,
+  DoctorReport,
+  DoctorStore,
+  DoctorVerdict,
+  BrokerProbe,
+  QueueState,
+} from './doctor/index.js';

@@ -13,13 +13,6 @@ import { ReadLimit } from './read-limit.js';
 import { SharedRead } from './shared-read.js';
 import { askEvery, withTimeout } from './store-fanout.js';
 
-/** Names given in the `stores` option: a letter, then letters, digits, `_` or `-`; at most 40. */
-export const STORE_NAME = /^[a-z][a-z0-9_-]{0,39}$/i;
-export const STORE_NAME_RULE = 'must be a store name: a letter, then letters, digits, _ or -, at most 40 characters';
-
-/** The name a single `store` option is served under. */
-export const DEFAULT_STORE_NAME = 'default';
-
 /** How long a readiness probe waits for a database. */
 const READY_TIMEOUT_MS = 3_000;
 

@@ -1,4 +1,4 @@
-import { DEFAULT_STORE_NAME } from '../admin/store-directory.js';
+import { DEFAULT_STORE_NAME } from '../ports/store-name.js';
 import { mergeDoctorReports, runDoctor, type DoctorStore, type StoreDoctorReport } from '../admin/doctor/index.js';
 import { namesDatabases } from '../config/databases.js';
 import type { SuretyConfig } from '../config/schema.js';

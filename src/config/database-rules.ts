@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_STORE_NAME } from '../admin/store-directory.js';
+import { DEFAULT_STORE_NAME } from '../ports/store-name.js';
 import { quoteValue } from './quote-value.js';
 
 type Mapping = Record<string, unknown>;

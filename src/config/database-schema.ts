@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STORE_NAME } from '../admin/store-directory.js';
+import { STORE_NAME } from '../ports/store-name.js';
 import { quoteValue } from './quote-value.js';
 
 const sqlName = (what: string) =>

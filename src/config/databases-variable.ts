@@ -1,4 +1,4 @@
-import { STORE_NAME } from '../admin/store-directory.js';
+import { STORE_NAME } from '../ports/store-name.js';
 import { ConfigError } from './config-error.js';
 import { DATABASE_NAME_RULE } from './database-schema.js';
 

@@ -1,4 +1,4 @@
-import { DEFAULT_STORE_NAME } from '../admin/store-directory.js';
+import { DEFAULT_STORE_NAME } from '../ports/store-name.js';
 import type { SuretyConfig } from './schema.js';
 
 /** One configured database with its name: `default` for `database`, the key for `databases`. */

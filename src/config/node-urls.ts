@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { InvalidOptionError } from '../core/errors.js';
-import { resolveManagementUrls, resolveNodeUrls } from '../transports/rabbitmq/node-urls.js';
+import { managementUrlsSchema, nodeUrlsSchema as transportNodeUrls } from '../transports/rabbitmq/node-urls.js';
 
 /** A comma followed by a scheme starts the next URL; any other comma (a password's) stays in its URL. */
 const NEXT_URL = /,(?=\s*[a-z][a-z0-9+.-]*:\/\/)/i;
@@ -11,18 +10,14 @@ const NEXT_URL = /,(?=\s*[a-z][a-z0-9+.-]*:\/\/)/i;
  * that a bad list is a config error at its key, not a failure at start.
  */
 export function nodeUrlsSchema(kind: 'amqp' | 'http', key: string) {
-  const resolve = kind === 'amqp' ? resolveNodeUrls : resolveManagementUrls;
+  const rules = kind === 'amqp' ? transportNodeUrls(key) : managementUrlsSchema(key);
   const one = z.string().regex(new RegExp(`^${kind}s?://`), { error: `must start with ${kind}:// or ${kind}s://` });
   return z
     .union([one, z.array(one)], { error: `must be a ${kind}:// URL or a list of them, one per node` })
     .transform((value, ctx) => {
-      // A transform runs only on a string or list of the right schemes: each problem is said once.
-      try {
-        resolve(value, key);
-      } catch (err) {
-        if (!(err instanceof InvalidOptionError)) throw err;
-        const index = /\[(\d+)\]$/.exec(err.option)?.[1];
-        ctx.addIssue({ code: 'custom', path: index === undefined ? [] : [Number(index)], message: err.detail });
+      // A transform (unlike a refinement) runs only on a string or list of the right schemes: each problem is said once.
+      for (const issue of rules.safeParse(value).error?.issues ?? []) {
+        ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
       }
       return value;
     });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { tokenConfigSchema } from '../admin/auth/token-set.js';
+import { tokenConfigSchema } from '../ports/api-token.js';
 import { databaseRules } from './database-rules.js';
 import { databaseSchema, databasesSchema } from './database-schema.js';
 import { duration } from './duration.js';

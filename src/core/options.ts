@@ -11,10 +11,17 @@ export function parseOptions<S extends z.ZodType>(schema: S, input: unknown, pre
   const result = schema.safeParse(input ?? {});
   if (!result.success) {
     const issue = result.error.issues[0]!;
-    const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
-    throw new InvalidOptionError(path || prefix, issue.message);
+    throw new InvalidOptionError(optionPath(prefix, issue.path) || 'options', issue.message);
   }
   return Object.freeze(result.data) as Readonly<z.output<S>>;
+}
+
+/** `relay.backoff.schedule[0]`: keys joined by dots, list positions in brackets. */
+function optionPath(prefix: string, path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (at, key) => (typeof key === 'number' ? `${at}[${key}]` : at ? `${at}.${String(key)}` : String(key)),
+    prefix,
+  );
 }
 
 /**

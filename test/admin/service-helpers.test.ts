@@ -1,9 +1,11 @@
 /** Pure logic of the admin side: times, pacing, origin checks, session cookies, token matching. */
 import { describe, expect, it } from 'vitest';
-import { hashToken, parseTime } from '../../src/admin/index.js';
+import { hashToken } from '../../src/admin/index.js';
+import { parseTime } from '../../src/admin/admin-schemas.js';
 import { crossSiteReason } from '../../src/admin/auth/same-origin.js';
 import { SessionCodec } from '../../src/admin/auth/session-cookie.js';
-import { TokenSet, tokenListSchema } from '../../src/admin/auth/token-set.js';
+import { TokenSet } from '../../src/admin/auth/token-set.js';
+import { tokenListSchema } from '../../src/ports/api-token.js';
 import { RowPacer } from '../../src/admin/jobs/row-pacer.js';
 
 describe('parseTime', () => {

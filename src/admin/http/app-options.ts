@@ -4,8 +4,8 @@ import type { Clock } from '../../core/clock.js';
 import { systemClock } from '../../core/clock.js';
 import { loggerOption } from '../../core/options.js';
 import type { AdminServiceStore } from '../admin-service.js';
-import { tokenListSchema } from '../auth/token-set.js';
-import { STORE_NAME, STORE_NAME_RULE } from '../store-directory.js';
+import { tokenListSchema } from '../../ports/api-token.js';
+import { STORE_NAME, STORE_NAME_RULE } from '../../ports/store-name.js';
 
 const isFn = (v: unknown) => typeof v === 'function';
 

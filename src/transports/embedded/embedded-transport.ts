@@ -7,7 +7,12 @@ import { sqliteErrorCode } from './driver.js';
 import { LogStore } from './log-store.js';
 import { LogSubscription } from './log-subscription.js';
 import { openLog } from './open-log.js';
-import { parseEmbeddedOptions, parseSubscribeOptions, type EmbeddedTransportOptions } from './options.js';
+import {
+  parseEmbeddedOptions,
+  parsePurgeOptions,
+  parseSubscribeOptions,
+  type EmbeddedTransportOptions,
+} from './options.js';
 import { PublishBatcher } from './publish-batcher.js';
 import { logTables, type LogTables } from './sql.js';
 
@@ -121,10 +126,8 @@ export function createEmbeddedTransport(options: EmbeddedTransportOptions): Embe
       return store.committedOffset(group, topic);
     },
 
-    async purgeCommitted(purgeOptions: { batchSize?: number } = {}): Promise<number> {
-      const batchSize = purgeOptions.batchSize ?? 10_000;
-      if (!Number.isInteger(batchSize) || batchSize < 1)
-        throw new InvalidOptionError('batchSize', 'must be an integer >= 1');
+    async purgeCommitted(purgeOptions?: { batchSize?: number }): Promise<number> {
+      const { batchSize } = parsePurgeOptions(purgeOptions);
       let total = 0;
       for (;;) {
         if (closing) throw new SuretyError('SURETY_TRANSPORT_CLOSED', 'the embedded transport is closed');

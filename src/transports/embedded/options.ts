@@ -1,7 +1,8 @@
+import { z } from 'zod';
 import { systemClock, type Clock } from '../../core/clock.js';
-import { InvalidOptionError } from '../../core/errors.js';
-import { componentLogger } from '../../core/default-logger.js';
-import { isLogger, type Logger } from '../../core/logger.js';
+import type { Logger } from '../../core/logger.js';
+import { clockOption, integerIn, listOf, nonEmptyString, oneOf } from '../../core/option-schemas.js';
+import { loggerOption, parseOptions } from '../../core/options.js';
 import type { SubscribeOptions } from '../../ports/transport.js';
 import type { SqliteDatabase } from './driver.js';
 
@@ -41,8 +42,8 @@ export interface EmbeddedTransportOptions {
 
 /** Validated, frozen options. */
 export interface EmbeddedTransportConfig {
-  readonly path: string | undefined;
-  readonly database: SqliteDatabase | undefined;
+  readonly path?: string | undefined;
+  readonly database?: SqliteDatabase | undefined;
   readonly tablePrefix: string;
   readonly pollIntervalMs: number;
   readonly leaseTtlMs: number;
@@ -56,53 +57,48 @@ export interface EmbeddedTransportConfig {
 /** Table prefixes: safe to splice into SQL unquoted. */
 export const TABLE_PREFIX = /^[A-Za-z_][A-Za-z0-9_]{0,40}$/;
 
-function integerIn(option: string, value: number | undefined, fallback: number, min: number, max: number): number {
-  const n = value ?? fallback;
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new InvalidOptionError(option, `must be an integer between ${min} and ${max}`);
-  return n;
-}
+const tablePrefixRule = 'must be 1-41 letters, digits or _, not starting with a digit';
+
+const schema = z
+  .object(
+    {
+      path: nonEmptyString().optional(),
+      database: z
+        .custom<SqliteDatabase>(
+          (d) => typeof d === 'object' && d !== null && typeof (d as SqliteDatabase).prepare === 'function',
+          'must be an open better-sqlite3 Database',
+        )
+        .optional(),
+      tablePrefix: z
+        .string({ error: tablePrefixRule })
+        .regex(TABLE_PREFIX, { error: tablePrefixRule })
+        .default('surety_log_'),
+      pollIntervalMs: integerIn(5, 60_000).default(200),
+      leaseTtlMs: integerIn(100, 3_600_000).default(10_000),
+      busyTimeoutMs: integerIn(0, 600_000).default(5_000),
+      synchronous: oneOf(['full', 'normal']).default('full'),
+      maxBatchSize: integerIn(1, 100_000).default(1_000),
+      logger: loggerOption('surety-embedded'),
+      clock: clockOption(systemClock),
+    },
+    { error: 'must be an object' },
+  )
+  .superRefine((o, ctx) => {
+    if ((o.path === undefined) === (o.database === undefined))
+      ctx.addIssue({ code: 'custom', path: ['path'], message: 'give exactly one of "path" and "database"' });
+    // Leases are renewed on poll ticks, every third of their lifetime.
+    if (o.leaseTtlMs < 3 * o.pollIntervalMs) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['leaseTtlMs'],
+        message: `must be at least 3 x pollIntervalMs (${3 * o.pollIntervalMs})`,
+      });
+    }
+  });
 
 /** Sets defaults and validates; a bad option names itself and its allowed range. */
 export function parseEmbeddedOptions(options: EmbeddedTransportOptions): EmbeddedTransportConfig {
-  if (options === null || typeof options !== 'object') throw new InvalidOptionError('options', 'must be an object');
-  const { path, database } = options;
-  if ((path === undefined) === (database === undefined))
-    throw new InvalidOptionError('path', 'give exactly one of "path" and "database"');
-  if (path !== undefined && (typeof path !== 'string' || path.length === 0))
-    throw new InvalidOptionError('path', 'must be a non-empty string');
-  if (database !== undefined && (typeof database !== 'object' || typeof database.prepare !== 'function')) {
-    throw new InvalidOptionError('database', 'must be an open better-sqlite3 Database');
-  }
-  const tablePrefix = options.tablePrefix ?? 'surety_log_';
-  if (typeof tablePrefix !== 'string' || !TABLE_PREFIX.test(tablePrefix)) {
-    throw new InvalidOptionError('tablePrefix', 'must be 1-41 letters, digits or _, not starting with a digit');
-  }
-  const pollIntervalMs = integerIn('pollIntervalMs', options.pollIntervalMs, 200, 5, 60_000);
-  const leaseTtlMs = integerIn('leaseTtlMs', options.leaseTtlMs, 10_000, 100, 3_600_000);
-  // Leases are renewed on poll ticks, every third of their lifetime.
-  if (leaseTtlMs < 3 * pollIntervalMs)
-    throw new InvalidOptionError('leaseTtlMs', `must be at least 3 x pollIntervalMs (${3 * pollIntervalMs})`);
-  const synchronous = options.synchronous ?? 'full';
-  if (synchronous !== 'full' && synchronous !== 'normal')
-    throw new InvalidOptionError('synchronous', 'must be "full" or "normal"');
-  const given = options.logger;
-  if (given !== undefined && given !== null && !isLogger(given))
-    throw new InvalidOptionError('logger', 'must have debug, info, warn and error methods');
-  const clock = options.clock ?? systemClock;
-  if (typeof clock.now !== 'function') throw new InvalidOptionError('clock', 'must have a now() method');
-  return Object.freeze({
-    path,
-    database,
-    tablePrefix,
-    pollIntervalMs,
-    leaseTtlMs,
-    busyTimeoutMs: integerIn('busyTimeoutMs', options.busyTimeoutMs, 5_000, 0, 600_000),
-    synchronous,
-    maxBatchSize: integerIn('maxBatchSize', options.maxBatchSize, 1_000, 1, 100_000),
-    logger: componentLogger(given, 'surety-embedded'),
-    clock,
-  });
+  return parseOptions(schema, options, '');
 }
 
 /** Validated subscribe options. */
@@ -112,21 +108,25 @@ export interface EmbeddedSubscribeConfig {
   readonly prefetch: number;
 }
 
+const subscribeSchema = z.object(
+  {
+    // The doctor names a group's backlog `<topic>@<group>`, split at the last "@".
+    group: nonEmptyString().refine((g) => !g.includes('@'), 'must not contain "@"'),
+    topics: listOf(nonEmptyString())
+      .min(1, { error: 'must be a non-empty array' })
+      .transform((topics) => Object.freeze([...new Set(topics)])),
+    prefetch: integerIn(1, 10_000).default(100),
+  },
+  { error: 'must be an object' },
+);
+
 export function parseSubscribeOptions(options: SubscribeOptions): EmbeddedSubscribeConfig {
-  if (options === null || typeof options !== 'object') throw new InvalidOptionError('options', 'must be an object');
-  if (typeof options.group !== 'string' || options.group.length === 0)
-    throw new InvalidOptionError('group', 'must be a non-empty string');
-  // The doctor names a group's backlog `<topic>@<group>`, split at the last "@".
-  if (options.group.includes('@')) throw new InvalidOptionError('group', 'must not contain "@"');
-  if (!Array.isArray(options.topics) || options.topics.length === 0)
-    throw new InvalidOptionError('topics', 'must be a non-empty array');
-  for (const topic of options.topics) {
-    if (typeof topic !== 'string' || topic.length === 0)
-      throw new InvalidOptionError('topics', 'every topic must be a non-empty string');
-  }
-  return Object.freeze({
-    group: options.group,
-    topics: Object.freeze([...new Set(options.topics)]),
-    prefetch: integerIn('prefetch', options.prefetch, 100, 1, 10_000),
-  });
+  return parseOptions(subscribeSchema, options, '');
+}
+
+const purgeSchema = z.object({ batchSize: integerIn(1).default(10_000) }, { error: 'must be an object' });
+
+/** Options of `purgeCommitted`. */
+export function parsePurgeOptions(options: { batchSize?: number } | undefined): { readonly batchSize: number } {
+  return parseOptions(purgeSchema, options, '');
 }

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { SuretyError } from '../../core/errors.js';
+import { clockOption } from '../../core/option-schemas.js';
 import { parseOptions } from '../../core/options.js';
 import type { BrokerProbe, QueueState } from '../../ports/broker-probe.js';
 import { loadSqliteDriver, type SqliteDatabase } from './driver.js';
@@ -29,9 +30,7 @@ const optionsSchema = z.strictObject({
     .string()
     .regex(TABLE_PREFIX, { error: 'must be 1-41 letters, digits or _, not starting with a digit' })
     .default('surety_log_'),
-  clock: z
-    .custom<Clock>((c) => typeof (c as Clock | null)?.now === 'function', { error: 'must have a now() method' })
-    .default(systemClock),
+  clock: clockOption(systemClock),
 });
 
 interface TopicStateRow {

@@ -1,18 +1,21 @@
+import { z } from 'zod';
 import { createBackoff, type Backoff, type BackoffOptions } from '../../core/backoff.js';
-import { InvalidOptionError } from '../../core/errors.js';
-import { componentLogger } from '../../core/default-logger.js';
-import { LOG_LEVELS, type Logger } from '../../core/logger.js';
-import type { NodeOrder } from './node-rotation.js';
-import { resolveNodeUrls } from './node-urls.js';
-import { resolveTopology, type ResolvedTopology, type Topology } from './topology.js';
+import type { Logger } from '../../core/logger.js';
 import {
+  booleanOption,
+  functionOption,
+  integerIn,
   nonEmptyString,
   oneOf,
-  optionalBoolean,
-  optionalFunction,
-  optionalInteger,
-  optionalRecord,
-} from './validate.js';
+  recordOption,
+} from '../../core/option-schemas.js';
+import { loggerOption, parseOptions } from '../../core/options.js';
+import type { NodeOrder } from './node-rotation.js';
+import { nodeUrlsSchema } from './node-urls.js';
+import { topologySchema, type ResolvedTopology, type Topology } from './topology.js';
+
+/** Most unacknowledged deliveries a channel may be given (AMQP's prefetch-count is 16 bits). */
+export const MAX_PREFETCH = 65_535;
 
 /** Where a topic is published: exchange and routing key. */
 export interface RabbitMqRoute {
@@ -86,20 +89,34 @@ const DEFAULT_RECONNECT: BackoffOptions = { initialMs: 100, factor: 2, maxMs: 10
 const MAX_TIMEOUT_MS = 2_147_483_647; // setTimeout's limit
 const NODE_ORDERS = ['random', 'listed'] as const;
 
+const schema = z.object(
+  {
+    url: nodeUrlsSchema('url'),
+    nodeOrder: oneOf(NODE_ORDERS).default('random'),
+    connectTimeoutMs: integerIn(1, MAX_TIMEOUT_MS).default(5_000),
+    connectionName: nonEmptyString().default('surety'),
+    exchange: nonEmptyString().default('surety'),
+    declareExchange: booleanOption().default(true),
+    route: functionOption<(topic: string) => RabbitMqRoute>().optional(),
+    topology: topologySchema.prefault({}),
+    publishTimeoutMs: integerIn(1, MAX_TIMEOUT_MS).default(10_000),
+    closeTimeoutMs: integerIn(0, MAX_TIMEOUT_MS).default(5_000),
+    startTimeoutMs: integerIn(0, MAX_TIMEOUT_MS).default(30_000),
+    prefetch: integerIn(1, MAX_PREFETCH).default(100),
+    queueForGroup: functionOption<(group: string, topic: string) => string>().optional(),
+    reconnect: recordOption().optional(),
+    logger: loggerOption('surety-rabbitmq'),
+  },
+  { error: 'must be an object with at least "url"' },
+);
+
 /** Validates options once, into a frozen object; a bad option throws InvalidOptionError naming it. */
 export function resolveOptions(input: RabbitMqTransportOptions): ResolvedRabbitMqOptions {
-  const raw = optionalRecord(input, 'options');
-  if (!raw) throw new InvalidOptionError('options', 'must be an object with at least "url"');
-  const urls = resolveNodeUrls(raw.url, 'url');
-  const exchange = nonEmptyString(raw.exchange ?? 'surety', 'exchange');
-  const declareExchange = optionalBoolean(raw.declareExchange, 'declareExchange', true);
-  const route = optionalFunction<(topic: string) => RabbitMqRoute>(raw.route, 'route');
-  const topology = resolveTopology(raw.topology as Topology | undefined);
-  const logger = componentLogger(
-    raw.logger === undefined || raw.logger === null ? raw.logger : checkLogger(raw.logger),
-    'surety-rabbitmq',
+  const { url, topology, exchange, declareExchange, route, queueForGroup, reconnect, ...rest } = parseOptions(
+    schema,
+    input,
+    '',
   );
-  const reconnectInput = optionalRecord(raw.reconnect, 'reconnect') as BackoffOptions | undefined;
   const withDefault =
     declareExchange && !topology.exchanges.some((e) => e.name === exchange)
       ? {
@@ -108,30 +125,12 @@ export function resolveOptions(input: RabbitMqTransportOptions): ResolvedRabbitM
         }
       : topology;
   return Object.freeze({
-    urls,
-    nodeOrder: oneOf(raw.nodeOrder, 'nodeOrder', NODE_ORDERS, 'random'),
-    connectTimeoutMs: optionalInteger(raw.connectTimeoutMs, 'connectTimeoutMs', 1, MAX_TIMEOUT_MS) ?? 5_000,
-    connectionName: nonEmptyString(raw.connectionName ?? 'surety', 'connectionName'),
+    ...rest,
+    urls: url,
     exchange,
     route: route ?? ((topic: string) => ({ exchange, routingKey: topic })),
     topology: Object.freeze(withDefault),
-    publishTimeoutMs: optionalInteger(raw.publishTimeoutMs, 'publishTimeoutMs', 1, MAX_TIMEOUT_MS) ?? 10_000,
-    closeTimeoutMs: optionalInteger(raw.closeTimeoutMs, 'closeTimeoutMs', 0, MAX_TIMEOUT_MS) ?? 5_000,
-    startTimeoutMs: optionalInteger(raw.startTimeoutMs, 'startTimeoutMs', 0, MAX_TIMEOUT_MS) ?? 30_000,
-    prefetch: optionalInteger(raw.prefetch, 'prefetch', 1, 65_535) ?? 100,
-    queueForGroup:
-      optionalFunction<(group: string, topic: string) => string>(raw.queueForGroup, 'queueForGroup') ??
-      ((group: string) => group),
-    reconnect: createBackoff({ ...DEFAULT_RECONNECT, ...reconnectInput }, 'reconnect'),
-    logger,
+    queueForGroup: queueForGroup ?? ((group: string) => group),
+    reconnect: createBackoff({ ...DEFAULT_RECONNECT, ...(reconnect as BackoffOptions | undefined) }, 'reconnect'),
   });
-}
-
-function checkLogger(value: unknown): Logger {
-  const logger = value as Record<string, unknown>;
-  for (const level of LOG_LEVELS) {
-    if (typeof logger?.[level] !== 'function')
-      throw new InvalidOptionError('logger', `must have a ${level}(obj, msg) method (pino-compatible)`);
-  }
-  return value as Logger;
 }

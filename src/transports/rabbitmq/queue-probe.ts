@@ -1,4 +1,7 @@
-import { InvalidOptionError, SuretyError, describeError } from '../../core/errors.js';
+import { z } from 'zod';
+import { SuretyError, describeError } from '../../core/errors.js';
+import { integerIn, nonEmptyString } from '../../core/option-schemas.js';
+import { parseOptions } from '../../core/options.js';
 import type { BrokerProbe, QueueState } from '../../ports/broker-probe.js';
 import { loadAmqplib, type AmqpConnection, type AmqpDriver } from './driver.js';
 import { passiveDeclare } from './inspect-queue.js';
@@ -12,7 +15,7 @@ import {
   type ManagementTarget,
 } from './management-api.js';
 import { deadLetterSettings } from './queue-dead-letters.js';
-import { resolveManagementUrls, resolveNodeUrls } from './node-urls.js';
+import { managementUrlsSchema, nodeUrlsSchema } from './node-urls.js';
 import { learnQueueSettings, type LearntQueueSettings } from './queue-settings.js';
 
 export interface RabbitMqQueueProbeOptions {
@@ -31,6 +34,16 @@ export interface RabbitMqQueueProbeOptions {
   readonly connectionName?: string;
 }
 
+const probeSchema = z.object(
+  {
+    url: nodeUrlsSchema('url'),
+    managementUrl: managementUrlsSchema('managementUrl').optional(),
+    timeoutMs: integerIn(1, 2_147_483_647).default(5_000),
+    connectionName: nonEmptyString().default('surety-doctor'),
+  },
+  { error: 'must be an object with at least "url"' },
+);
+
 const SETTINGS_TTL_MS = 60_000;
 
 /**
@@ -45,15 +58,9 @@ const SETTINGS_TTL_MS = 60_000;
  * await probe.close();
  */
 export function createRabbitMqQueueProbe(options: RabbitMqQueueProbeOptions, driver?: AmqpDriver): BrokerProbe {
-  const urls = resolveNodeUrls(options?.url, 'url');
-  const timeoutMs = options.timeoutMs ?? 5_000;
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
-    throw new InvalidOptionError('timeoutMs', 'must be a positive integer');
-  const management =
-    options.managementUrl === undefined
-      ? undefined
-      : managementTarget(resolveManagementUrls(options.managementUrl, 'managementUrl'), urls[0]!);
-  return new RabbitMqQueueProbe(urls, management, timeoutMs, options.connectionName ?? 'surety-doctor', driver);
+  const o = parseOptions(probeSchema, options, '');
+  const management = o.managementUrl === undefined ? undefined : managementTarget(o.managementUrl, o.url[0]!);
+  return new RabbitMqQueueProbe(o.url, management, o.timeoutMs, o.connectionName, driver);
 }
 
 class RabbitMqQueueProbe implements BrokerProbe {

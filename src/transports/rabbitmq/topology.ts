@@ -1,22 +1,23 @@
-import { InvalidOptionError } from '../../core/errors.js';
+import { z } from 'zod';
 import {
-  DEAD_LETTER_EXCHANGE,
+  booleanOption,
+  integerIn,
+  listOf,
+  nonEmptyString,
+  oneOf,
+  recordOption,
+  stringOption,
+} from '../../core/option-schemas.js';
+import { parseOptions } from '../../core/options.js';
+import {
   MAX_PARKED_QUEUE_NAME_BYTES,
+  DEAD_LETTER_EXCHANGE,
   parkingArguments,
   parkingQueueArguments,
   parkingQueueName,
 } from './dead-letter-parking.js';
 import { declarationRefusal } from './declare-refusal.js';
 import type { AmqpTopologyChannel } from './driver.js';
-import {
-  nonEmptyString,
-  oneOf,
-  optionalArray,
-  optionalBoolean,
-  optionalInteger,
-  optionalRecord,
-  optionalString,
-} from './validate.js';
 
 export type ExchangeType = 'topic' | 'direct' | 'fanout' | 'headers';
 export type QueueType = 'quorum' | 'classic';
@@ -108,94 +109,136 @@ const EXCHANGE_TYPES = ['topic', 'direct', 'fanout', 'headers'] as const;
 const QUEUE_TYPES = ['quorum', 'classic'] as const;
 const OVERFLOWS = ['reject-publish', 'drop-head', 'reject-publish-dlx'] as const;
 
-/** Validates a topology into its frozen, declarable form. `option` prefixes error names. */
-export function resolveTopology(input: Topology | undefined, option = 'topology'): ResolvedTopology {
-  const raw = optionalRecord(input, option) ?? {};
-  const deadLetterParking = optionalBoolean(raw.deadLetterParking, `${option}.deadLetterParking`, true);
-  const exchanges = optionalArray(raw.exchanges, `${option}.exchanges`).map((e, i) =>
-    resolveExchange(e, `${option}.exchanges[${i}]`),
-  );
-  const queues = optionalArray(raw.queues, `${option}.queues`).map((q, i) =>
-    resolveQueue(q, `${option}.queues[${i}]`, deadLetterParking),
-  );
-  const bindings = optionalArray(raw.bindings, `${option}.bindings`).map((b, i) => {
-    const at = `${option}.bindings[${i}]`;
-    const spec = optionalRecord(b, at) ?? {};
+const exchangeSchema = z
+  .object(
+    {
+      name: nonEmptyString(),
+      type: oneOf(EXCHANGE_TYPES).default('topic'),
+      durable: booleanOption().default(true),
+    },
+    { error: 'must be an object' },
+  )
+  .transform((e): ResolvedExchange => Object.freeze(e));
+
+const queueSpecSchema = z.object(
+  {
+    name: nonEmptyString(),
+    type: oneOf(QUEUE_TYPES).default('quorum'),
+    durable: booleanOption().default(true),
+    deadLetterExchange: stringOption().optional(),
+    deadLetterRoutingKey: stringOption().optional(),
+    deliveryLimit: integerIn(0).optional(),
+    maxLength: integerIn(0).optional(),
+    overflow: oneOf(OVERFLOWS).optional(),
+    singleActiveConsumer: booleanOption().default(false),
+    arguments: recordOption().optional(),
+    deadLetterParking: booleanOption().optional(),
+  },
+  { error: 'must be an object' },
+);
+
+type QueueSpecInput = z.output<typeof queueSpecSchema>;
+
+const bindingSchema = z
+  .object(
+    { exchange: nonEmptyString(), queue: nonEmptyString(), pattern: stringOption().default('') },
+    { error: 'must be an object' },
+  )
+  .transform((b): BindingSpec => Object.freeze(b));
+
+/** A topology, validated into its frozen, declarable form (see {@link Topology}). */
+export const topologySchema = z
+  .object(
+    {
+      deadLetterParking: booleanOption().default(true),
+      exchanges: listOf(exchangeSchema).default([]),
+      queues: listOf(queueSpecSchema).default([]),
+      bindings: listOf(bindingSchema).default([]),
+    },
+    { error: 'must be an object' },
+  )
+  .transform((t, ctx): ResolvedTopology => {
+    const queues: ResolvedQueue[] = [];
+    for (const [i, spec] of t.queues.entries()) {
+      const queue = settleQueue(spec, t.deadLetterParking);
+      if ('problem' in queue) {
+        ctx.addIssue({ code: 'custom', path: ['queues', i, queue.option], message: queue.problem });
+        return z.NEVER;
+      }
+      queues.push(queue);
+    }
     return Object.freeze({
-      exchange: nonEmptyString(spec.exchange, `${at}.exchange`),
-      queue: nonEmptyString(spec.queue, `${at}.queue`),
-      pattern: optionalString(spec.pattern, `${at}.pattern`) ?? '',
+      exchanges: Object.freeze(t.exchanges),
+      queues: Object.freeze(queues),
+      bindings: Object.freeze(t.bindings),
+      deadLetterParking: t.deadLetterParking,
     });
   });
-  return Object.freeze({
-    exchanges: Object.freeze(exchanges),
-    queues: Object.freeze(queues),
-    bindings: Object.freeze(bindings),
-    deadLetterParking,
-  });
-}
-
-function resolveExchange(input: unknown, at: string): ResolvedExchange {
-  const spec = optionalRecord(input, at) ?? {};
-  return Object.freeze({
-    name: nonEmptyString(spec.name, `${at}.name`),
-    type: oneOf(spec.type, `${at}.type`, EXCHANGE_TYPES, 'topic'),
-    durable: optionalBoolean(spec.durable, `${at}.durable`, true),
-  });
-}
 
 /**
- * Validates one queue spec into its declarable form; `at` prefixes error names, and
- * `parkingDefault` is the topology's `deadLetterParking`.
+ * A group's own queue, declared by a subscription: `name` as `queueForGroup` returned it, quorum
+ * and durable, parked unless the topology opts out (`parkingDefault`).
  */
-export function resolveQueue(input: unknown, at: string, parkingDefault: boolean): ResolvedQueue {
-  const spec = optionalRecord(input, at) ?? {};
-  const name = nonEmptyString(spec.name, `${at}.name`);
-  const type = oneOf(spec.type, `${at}.type`, QUEUE_TYPES, 'quorum');
-  const durable = optionalBoolean(spec.durable, `${at}.durable`, true);
-  const deliveryLimit = optionalInteger(spec.deliveryLimit, `${at}.deliveryLimit`, 0);
-  const overflow =
-    spec.overflow === undefined ? undefined : oneOf(spec.overflow, `${at}.overflow`, OVERFLOWS, 'reject-publish');
+export function resolveGroupQueue(name: string, parkingDefault: boolean): ResolvedQueue {
+  const schema = queueSpecSchema.transform((spec, ctx) => {
+    const queue = settleQueue(spec, parkingDefault);
+    if (!('problem' in queue)) return queue;
+    ctx.addIssue({ code: 'custom', path: [queue.option], message: queue.problem });
+    return z.NEVER;
+  });
+  return parseOptions(schema, { name }, 'queueForGroup');
+}
+
+/** The queue's declarable form, or which of its options is wrong with the others and why. */
+function settleQueue(
+  spec: QueueSpecInput,
+  parkingDefault: boolean,
+): ResolvedQueue | { option: string; problem: string } {
+  const { name, type, durable, deliveryLimit, overflow } = spec;
   // RabbitMQ would refuse these with a channel error at declare time; say so at build time instead.
-  if (type === 'quorum' && !durable) throw new InvalidOptionError(`${at}.durable`, 'must be true for a quorum queue');
+  if (type === 'quorum' && !durable) return { option: 'durable', problem: 'must be true for a quorum queue' };
   if (type === 'classic' && deliveryLimit !== undefined)
-    throw new InvalidOptionError(`${at}.deliveryLimit`, 'is only supported by type "quorum"');
-  if (type === 'quorum' && overflow === 'reject-publish-dlx') {
-    throw new InvalidOptionError(`${at}.overflow`, 'must be "reject-publish" or "drop-head" for a quorum queue');
-  }
+    return { option: 'deliveryLimit', problem: 'is only supported by type "quorum"' };
+  if (type === 'quorum' && overflow === 'reject-publish-dlx')
+    return { option: 'overflow', problem: 'must be "reject-publish" or "drop-head" for a quorum queue' };
   const named: Record<string, unknown> = { 'x-queue-type': type };
-  const dlx = optionalString(spec.deadLetterExchange, `${at}.deadLetterExchange`);
-  const dlrk = optionalString(spec.deadLetterRoutingKey, `${at}.deadLetterRoutingKey`);
-  const maxLength = optionalInteger(spec.maxLength, `${at}.maxLength`, 0);
-  const singleActive = optionalBoolean(spec.singleActiveConsumer, `${at}.singleActiveConsumer`, false);
-  if (dlx !== undefined) named['x-dead-letter-exchange'] = dlx;
-  if (dlrk !== undefined) named['x-dead-letter-routing-key'] = dlrk;
+  if (spec.deadLetterExchange !== undefined) named['x-dead-letter-exchange'] = spec.deadLetterExchange;
+  if (spec.deadLetterRoutingKey !== undefined) named['x-dead-letter-routing-key'] = spec.deadLetterRoutingKey;
   if (deliveryLimit !== undefined) named['x-delivery-limit'] = deliveryLimit;
-  if (maxLength !== undefined) named['x-max-length'] = maxLength;
+  if (spec.maxLength !== undefined) named['x-max-length'] = spec.maxLength;
   if (overflow !== undefined) named['x-overflow'] = overflow;
   // Only when on: a queue declared without the argument must stay equivalent to one with `false`.
-  if (singleActive) named['x-single-active-consumer'] = true;
-  const extra = optionalRecord(spec.arguments, `${at}.arguments`) ?? {};
-  const args = { ...extra, ...named };
-  const parks = parksDeadLetters(spec, at, type, args, parkingDefault);
+  if (spec.singleActiveConsumer) named['x-single-active-consumer'] = true;
+  const args = { ...spec.arguments, ...named };
+  const ownExchange = args['x-dead-letter-exchange'] !== undefined;
+  if (spec.deadLetterParking === true && type !== 'quorum')
+    return { option: 'deadLetterParking', problem: 'is only supported by type "quorum"' };
+  if (spec.deadLetterParking === true && ownExchange) {
+    return {
+      option: 'deadLetterParking',
+      problem: 'cannot be true for a queue with a dead-letter exchange of its own: its dead letters go there',
+    };
+  }
+  const parks = type === 'quorum' && !ownExchange && (spec.deadLetterParking ?? parkingDefault);
   if (!parks) return Object.freeze({ name, durable, arguments: Object.freeze(args), parkingQueue: null });
   if (args['x-overflow'] !== undefined && args['x-overflow'] !== 'reject-publish') {
-    throw new InvalidOptionError(
-      `${at}.overflow`,
-      'must be "reject-publish" with dead-letter parking (at-least-once dead-lettering needs it); set deadLetterParking: false to drop the oldest message of a full queue instead',
-    );
+    return {
+      option: 'overflow',
+      problem:
+        'must be "reject-publish" with dead-letter parking (at-least-once dead-lettering needs it); set deadLetterParking: false to drop the oldest message of a full queue instead',
+    };
   }
   if (args['x-dead-letter-routing-key'] !== undefined) {
-    throw new InvalidOptionError(
-      `${at}.deadLetterRoutingKey`,
-      'needs "deadLetterExchange": with dead-letter parking the routing key is the queue name',
-    );
+    return {
+      option: 'deadLetterRoutingKey',
+      problem: 'needs "deadLetterExchange": with dead-letter parking the routing key is the queue name',
+    };
   }
   if (Buffer.byteLength(name) > MAX_PARKED_QUEUE_NAME_BYTES) {
-    throw new InvalidOptionError(
-      `${at}.name`,
-      `must be at most ${MAX_PARKED_QUEUE_NAME_BYTES} bytes with dead-letter parking (its parking queue adds ".dead-letters")`,
-    );
+    return {
+      option: 'name',
+      problem: `must be at most ${MAX_PARKED_QUEUE_NAME_BYTES} bytes with dead-letter parking (its parking queue adds ".dead-letters")`,
+    };
   }
   return Object.freeze({
     name,
@@ -203,30 +246,6 @@ export function resolveQueue(input: unknown, at: string, parkingDefault: boolean
     arguments: Object.freeze({ ...args, ...parkingArguments(name) }),
     parkingQueue: parkingQueueName(name),
   });
-}
-
-/** Whether a queue gets Surety's dead-letter parking: quorum, no dead-letter exchange of its own, not opted out. */
-function parksDeadLetters(
-  spec: Readonly<Record<string, unknown>>,
-  at: string,
-  type: QueueType,
-  args: Readonly<Record<string, unknown>>,
-  parkingDefault: boolean,
-): boolean {
-  const explicit =
-    spec.deadLetterParking === undefined
-      ? undefined
-      : optionalBoolean(spec.deadLetterParking, `${at}.deadLetterParking`, true);
-  const ownExchange = args['x-dead-letter-exchange'] !== undefined;
-  if (explicit === true && type !== 'quorum')
-    throw new InvalidOptionError(`${at}.deadLetterParking`, 'is only supported by type "quorum"');
-  if (explicit === true && ownExchange) {
-    throw new InvalidOptionError(
-      `${at}.deadLetterParking`,
-      'cannot be true for a queue with a dead-letter exchange of its own: its dead letters go there',
-    );
-  }
-  return type === 'quorum' && !ownExchange && (explicit ?? parkingDefault);
 }
 
 /**
@@ -246,7 +265,7 @@ function parksDeadLetters(
  * ```
  */
 export async function declareTopology(channel: AmqpTopologyChannel, topology: Topology): Promise<void> {
-  await declareResolvedTopology(channel, resolveTopology(topology));
+  await declareResolvedTopology(channel, parseOptions(topologySchema, topology, 'topology'));
 }
 
 export async function declareResolvedTopology(channel: AmqpTopologyChannel, topology: ResolvedTopology): Promise<void> {

@@ -1,9 +1,13 @@
-import { InvalidOptionError, SuretyError, describeError } from '../../core/errors.js';
+import { z } from 'zod';
+import { SuretyError, describeError } from '../../core/errors.js';
+import { integerIn, listOf, nonEmptyString } from '../../core/option-schemas.js';
+import { parseOptions } from '../../core/options.js';
 import type { Delivery, OutgoingMessage, SubscribeOptions, Subscription, Transport } from '../../ports/transport.js';
 import { ConnectionManager } from './connection.js';
 import { loadAmqplib, type AmqpDriver } from './driver.js';
 import { inspectQueue, type QueueInspection } from './inspect-queue.js';
 import {
+  MAX_PREFETCH,
   resolveOptions,
   type RabbitMqRoute,
   type RabbitMqTransportOptions,
@@ -11,7 +15,7 @@ import {
 } from './options.js';
 import { ConfirmPublisher } from './publisher.js';
 import { RabbitMqSubscription, type ConsumedQueue } from './subscription.js';
-import { resolveQueue, type ResolvedQueue } from './topology.js';
+import { resolveGroupQueue, type ResolvedQueue } from './topology.js';
 
 /** The RabbitMQ transport: the `Transport` port plus a look at queues for diagnostics. */
 export interface RabbitMqTransport extends Transport {
@@ -89,27 +93,27 @@ function startRabbitMqTransport(options: ResolvedRabbitMqOptions, driver: AmqpDr
   });
 }
 
+const subscribeSchema = z.object(
+  {
+    group: nonEmptyString(),
+    topics: listOf(nonEmptyString()).min(1, { error: 'must be a non-empty list of topics' }),
+    prefetch: integerIn(1, MAX_PREFETCH).optional(),
+  },
+  { error: 'must be an object with "group" and "topics"' },
+);
+
+const queueNameSchema = z.string({ error: 'must return a non-empty queue name' }).min(1, {
+  error: 'must return a non-empty queue name',
+});
+
 function planSubscription(
   options: ResolvedRabbitMqOptions,
   input: SubscribeOptions,
 ): { queues: ConsumedQueue[]; prefetch: number } {
-  if (typeof input?.group !== 'string' || input.group.length === 0)
-    throw new InvalidOptionError('group', 'must be a non-empty string');
-  if (
-    !Array.isArray(input.topics) ||
-    input.topics.length === 0 ||
-    input.topics.some((t) => typeof t !== 'string' || t.length === 0)
-  ) {
-    throw new InvalidOptionError('topics', 'must be a non-empty list of non-empty strings');
-  }
-  const prefetch = input.prefetch ?? options.prefetch;
-  if (!Number.isInteger(prefetch) || prefetch < 1 || prefetch > 65_535)
-    throw new InvalidOptionError('prefetch', 'must be an integer from 1 to 65535');
+  const { group, topics, prefetch = options.prefetch } = parseOptions(subscribeSchema, input, '');
   const byQueue = new Map<string, RabbitMqRoute[]>();
-  for (const topic of input.topics) {
-    const queue = options.queueForGroup(input.group, topic);
-    if (typeof queue !== 'string' || queue.length === 0)
-      throw new InvalidOptionError('queueForGroup', 'must return a non-empty queue name');
+  for (const topic of topics) {
+    const queue = parseOptions(queueNameSchema, options.queueForGroup(group, topic), 'queueForGroup');
     const routes = byQueue.get(queue) ?? [];
     routes.push(options.route(topic));
     byQueue.set(queue, routes);
@@ -118,7 +122,7 @@ function planSubscription(
   const queues = [...byQueue].map(([queue, bindings]): ConsumedQueue => {
     const known = declared.get(queue);
     // A group's own queue: quorum and durable, parked unless the topology opts out.
-    const spec = known ?? resolveQueue({ name: queue }, 'queueForGroup', options.topology.deadLetterParking);
+    const spec = known ?? resolveGroupQueue(queue, options.topology.deadLetterParking);
     return { queue, bindings, declare: known ? undefined : spec, ...parkingOf(spec) };
   });
   return { queues, prefetch };

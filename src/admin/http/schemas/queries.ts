@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { InvalidInputError } from '../../admin-errors.js';
 import { AUDIT_ACTIONS, DEFAULT_PAGE, hasNoNul, MAX_PAGE, NO_NUL } from '../../admin-schemas.js';
-import { STORE_NAME, STORE_NAME_RULE } from '../../store-directory.js';
+import { STORE_NAME, STORE_NAME_RULE } from '../../../ports/store-name.js';
 
 /**
  * Query strings arrive as text; the service checks the values and the handler names them `query.<key>`.
