@@ -231,8 +231,8 @@ export class PostgresOutboxStore extends AdminDelegation implements OutboxStore,
 
   async markSent(seqs: readonly number[], now: number): Promise<number> {
     if (seqs.length === 0) return 0;
-    const res = await this.run(sql.markSent(this.tables), [seqs, now]);
-    return res.rowCount;
+    const { rows } = await this.run(sql.markSent(this.tables), [seqs, now]);
+    return Number(rows[0]!.n);
   }
 
   async recordFailure(u: FailureUpdate): Promise<boolean> {
