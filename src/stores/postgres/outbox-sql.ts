@@ -205,7 +205,15 @@ SELECT count(*)::int AS n FROM o`;
 export const stats = (t: TableNames) => `SELECT status, count(*)::bigint AS n, min(created_at) AS oldest
 FROM ${t.outbox} GROUP BY status`;
 
-export const selectByMessageId = (t: TableNames) => `SELECT ${OUTBOX_COLUMNS} FROM ${t.outbox} WHERE message_id = $1`;
+// The schedule and claim as the relay's queue holds them (a lease claim writes only there).
+const currentColumns = OUTBOX_COLUMNS.split(', ')
+  .map((c) =>
+    c === 'next_attempt_at' || c === 'claimed_by' ? `CASE WHEN q.seq IS NULL THEN o.${c} ELSE q.${c} END AS ${c}` : `o.${c}`,
+  )
+  .join(', ');
+
+export const selectByMessageId = (t: TableNames) => `SELECT ${currentColumns}
+FROM ${t.outbox} o LEFT JOIN ${t.outboxPending} q ON q.seq = o.seq WHERE o.message_id = $1`;
 
 /** $1 name, $2 owner, $3 expires at, $4 now. Returns a row only when `owner` holds the lease. */
 export const acquireLease = (
