@@ -130,11 +130,12 @@ function narrow(sentAt: 'hot' | 'none', fillfactor: number): Variant {
       WHERE m.seq = p.seq AND p.seq = ANY(ARRAY(SELECT c.seq FROM ${s}.outbox_pending c WHERE NOT c.dead AND c.next_attempt_at <= $1
         ORDER BY c.next_attempt_at, c.seq LIMIT $2 FOR UPDATE SKIP LOCKED))
       RETURNING ${rowOf('m')}, p.attempts, p.next_attempt_at, p.claimed_by, p.last_error`,
-    // The pending rows are picked and locked first: a join under ORDER BY ... LIMIT may sort the whole join.
+    // The pending rows are picked and locked first, by key: a join under ORDER BY ... LIMIT may sort the
+    // whole join, and a join with a LIMIT subquery was planned as a hash join over every message.
     claimLocked: (s) => `SELECT ${rowOf('m')}, p.attempts, p.next_attempt_at, p.claimed_by, p.last_error
-      FROM (SELECT * FROM ${s}.outbox_pending WHERE NOT dead AND next_attempt_at <= $1
-        ORDER BY next_attempt_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED) p
-      JOIN ${s}.outbox_messages m ON m.seq = p.seq`,
+      FROM ${s}.outbox_pending p JOIN ${s}.outbox_messages m ON m.seq = p.seq
+      WHERE p.seq = ANY(ARRAY(SELECT seq FROM ${s}.outbox_pending WHERE NOT dead AND next_attempt_at <= $1
+        ORDER BY next_attempt_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED))`,
     markSent: (s) =>
       sentAt === 'hot'
         ? `WITH d AS (DELETE FROM ${s}.outbox_pending WHERE seq = ANY($1::bigint[]) AND NOT dead RETURNING seq)
@@ -192,9 +193,9 @@ export const v2: Variant = {
       WHERE NOT c.dead AND c.next_attempt_at <= $1 ORDER BY c.next_attempt_at, c.seq LIMIT $2 FOR UPDATE SKIP LOCKED))
     RETURNING ${rowOf('m')}, p.attempts, p.next_attempt_at, p.claimed_by, p.last_error`,
   claimLocked: (s) => `SELECT ${rowOf('m')}, p.attempts, p.next_attempt_at, p.claimed_by, p.last_error
-    FROM (SELECT * FROM ${s}.outbox_pending WHERE NOT dead AND next_attempt_at <= $1
-      ORDER BY next_attempt_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED) p
-    JOIN ${s}.outbox_messages m ON m.seq = p.seq AND m.created_at = p.created_at`,
+    FROM ${s}.outbox_pending p JOIN ${s}.outbox_messages m ON m.seq = p.seq AND m.created_at = p.created_at
+    WHERE p.seq = ANY(ARRAY(SELECT seq FROM ${s}.outbox_pending WHERE NOT dead AND next_attempt_at <= $1
+      ORDER BY next_attempt_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED))`,
   // The sent time goes into the message row only by (seq, created_at), so partition pruning finds it.
   markSent: (
     s,
@@ -245,9 +246,9 @@ function queueBeside(fillfactor: number): Variant {
         ORDER BY c.next_attempt_at, c.seq LIMIT $2 FOR UPDATE SKIP LOCKED))
       RETURNING ${rowOf('m')}, m.status, p.attempts, p.next_attempt_at, p.claimed_by, m.last_error, m.sent_at`,
     claimLocked: (s) => `SELECT ${rowOf('m')}, m.status, p.attempts, p.next_attempt_at, p.claimed_by, m.last_error, m.sent_at
-      FROM (SELECT * FROM ${s}.outbox_pending WHERE NOT dead AND next_attempt_at <= $1
-        ORDER BY next_attempt_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED) p
-      JOIN ${s}.outbox m ON m.seq = p.seq`,
+      FROM ${s}.outbox_pending p JOIN ${s}.outbox m ON m.seq = p.seq
+      WHERE p.seq = ANY(ARRAY(SELECT seq FROM ${s}.outbox_pending WHERE NOT dead AND next_attempt_at <= $1
+        ORDER BY next_attempt_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED))`,
     markSent: (s) => `WITH d AS (DELETE FROM ${s}.outbox_pending WHERE seq = ANY($1::bigint[]) AND NOT dead RETURNING seq)
       UPDATE ${s}.outbox SET status = 'sent', sent_at = $2, claimed_by = NULL WHERE seq = ANY(ARRAY(SELECT seq FROM d))`,
     purgeStep: (s) => `WITH o AS (DELETE FROM ${s}.outbox WHERE seq = ANY(ARRAY(
