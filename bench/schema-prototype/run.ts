@@ -14,14 +14,12 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { startCpuMeter } from '../cpu-usage.js';
-import { PARTITION_SPAN, VARIANTS, type Variant } from './variants.js';
+import { HEADERS, PARTITION_SPAN, PAYLOAD_TEXT as PAYLOAD, VARIANTS, type Variant } from './variants.js';
 
 const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const N = Number(process.env.N ?? 50_000);
 const PRODUCERS = 4;
 const BATCH = 500;
-const PAYLOAD = JSON.stringify({ data: 'x'.repeat(1024 - 11) });
-const HEADERS = JSON.stringify({ 'content-type': 'application/json' });
 const PLAN = 'SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL synchronous_commit = off';
 
 /** CPU ms so far (utime + stime) of these backend pids. */
@@ -97,7 +95,17 @@ class Bench {
               const res = await c.query({
                 name,
                 text,
-                values: [id, 'order.placed', id, 'orders', id, 1, HEADERS, PAYLOAD, at],
+                values: this.v.insertValues?.(id, at) ?? [
+                  id,
+                  'order.placed',
+                  id,
+                  'orders',
+                  id,
+                  1,
+                  HEADERS,
+                  PAYLOAD,
+                  at,
+                ],
               });
               if (res.rowCount !== 1) throw new Error('insert did not insert');
             }
@@ -131,7 +139,9 @@ class Bench {
     await this.measure('mark sent', async () => {
       for (const seqs of claimed) {
         const res = await c.query({ name: `mark_${this.v.name}`, text: this.v.markSent(this.s), values: [seqs, now] });
-        if (res.rowCount !== seqs.length) throw new Error(`marked ${res.rowCount} of ${seqs.length}`);
+        // The built statement reports its count as a row.
+        const marked = res.rows[0]?.n === undefined ? res.rowCount : Number(res.rows[0].n);
+        if (marked !== seqs.length) throw new Error(`marked ${marked} of ${seqs.length}`);
       }
     });
     await this.vacuum('mark sent');

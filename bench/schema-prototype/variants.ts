@@ -1,3 +1,7 @@
+import { postgresMigrations } from '../../src/stores/postgres/migrations.js';
+import * as pgSql from '../../src/stores/postgres/outbox-sql.js';
+import { tableNames } from '../../src/stores/shared/naming.js';
+
 /**
  * Outbox table layouts compared by run.ts, each as raw statements over one schema. Column sets
  * follow src/stores/postgres (migrations 1 and 3, outbox-sql.ts); V0 is today's layout verbatim.
@@ -11,6 +15,8 @@ export interface Variant {
   /** One message, in the caller's transaction. $1 message id, $2 type, $3 key, $4 topic, $5 ordering key,
    * $6 version, $7 headers, $8 payload, $9 created at (and first due). */
   insert(s: string): string;
+  /** The insert's values when they are not the nine above (`id` doubles as key and ordering key, `at` is created at). */
+  insertValues?(id: string, at: number): unknown[];
   /** Lease claim: $1 now, $2 limit, $3 lease end, $4 owner. Returns full rows. */
   claimLease(s: string): string;
   /** Locked claim: $1 now, $2 limit. Returns full rows, locked. */
@@ -24,6 +30,10 @@ export interface Variant {
   /** Tables to VACUUM after each phase (autovacuum is off on the bench server; vacuum is part of the cost). */
   tables(s: string): string[];
 }
+
+export const HEADERS = JSON.stringify({ 'content-type': 'application/json' });
+export const PAYLOAD_TEXT = JSON.stringify({ data: 'x'.repeat(1024 - 11) });
+const builtTables = (s: string) => tableNames('surety_', (n) => `"${s}"."${n}"`);
 
 const MESSAGE_COLUMNS = `message_id UUID NOT NULL,
   type VARCHAR(200) NOT NULL,
@@ -245,11 +255,15 @@ function queueBeside(fillfactor: number): Variant {
       WHERE m.seq = p.seq AND p.seq = ANY(ARRAY(SELECT c.seq FROM ${s}.outbox_pending c WHERE NOT c.dead AND c.next_attempt_at <= $1
         ORDER BY c.next_attempt_at, c.seq LIMIT $2 FOR UPDATE SKIP LOCKED))
       RETURNING ${rowOf('m')}, m.status, p.attempts, p.next_attempt_at, p.claimed_by, m.last_error, m.sent_at`,
-    claimLocked: (s) => `SELECT ${rowOf('m')}, m.status, p.attempts, p.next_attempt_at, p.claimed_by, m.last_error, m.sent_at
+    claimLocked: (
+      s,
+    ) => `SELECT ${rowOf('m')}, m.status, p.attempts, p.next_attempt_at, p.claimed_by, m.last_error, m.sent_at
       FROM ${s}.outbox_pending p JOIN ${s}.outbox m ON m.seq = p.seq
       WHERE p.seq = ANY(ARRAY(SELECT seq FROM ${s}.outbox_pending WHERE NOT dead AND next_attempt_at <= $1
         ORDER BY next_attempt_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED))`,
-    markSent: (s) => `WITH d AS (DELETE FROM ${s}.outbox_pending WHERE seq = ANY($1::bigint[]) AND NOT dead RETURNING seq)
+    markSent: (
+      s,
+    ) => `WITH d AS (DELETE FROM ${s}.outbox_pending WHERE seq = ANY($1::bigint[]) AND NOT dead RETURNING seq)
       UPDATE ${s}.outbox SET status = 'sent', sent_at = $2, claimed_by = NULL WHERE seq = ANY(ARRAY(SELECT seq FROM d))`,
     purgeStep: (s) => `WITH o AS (DELETE FROM ${s}.outbox WHERE seq = ANY(ARRAY(
         SELECT seq FROM ${s}.outbox WHERE created_at < $1 AND status = 'sent' AND sent_at < $1
@@ -271,3 +285,29 @@ export const VARIANTS: Record<string, Variant> = {
   'V1-nosent': v1nosent,
   V2: v2,
 };
+
+/**
+ * The design as built: src/stores/postgres (migrations 1-8, outbox-sql.ts), statements verbatim.
+ * Its insert takes the store's own values (see `insertValues`).
+ */
+export const built: Variant = {
+  name: 'built',
+  about: 'src/stores/postgres as built: migrations 1-8 and outbox-sql.ts',
+  setup: (s) => [
+    ...postgresMigrations(builtTables(s), 'surety_').flatMap((m) =>
+      m.up.map((step) => (typeof step === 'string' ? step : step.sql)),
+    ),
+    ...['outbox', 'outbox_pending', 'outbox_sent_minutes', 'outbox_attempts'].map(
+      (n) => `ALTER TABLE ${s}.surety_${n} SET (autovacuum_enabled = false)`,
+    ),
+  ],
+  insert: (s) => pgSql.insertOutboxQuietly(builtTables(s)),
+  insertValues: (id, at) => [id, 'order.placed', id, 'orders', id, 0, 1, HEADERS, PAYLOAD_TEXT, null, null, at],
+  claimLease: (s) => pgSql.claimOutbox(builtTables(s), false),
+  claimLocked: (s) => pgSql.lockDueOutbox(builtTables(s), false),
+  markSent: (s) => pgSql.markSent(builtTables(s)),
+  purgeStep: (s) => pgSql.purgeSent(builtTables(s)),
+  tables: (s) => ['outbox', 'outbox_pending', 'outbox_sent_minutes', 'outbox_attempts'].map((n) => `${s}.surety_${n}`),
+};
+
+VARIANTS.built = built;
