@@ -92,7 +92,12 @@ describe('PostgreSQL migration 8 (pending queue) on a populated outbox', () => {
       if (rows.length === 0) break;
       claimed.push(...rows.map((r) => r.seq));
       // Ordered: a key's next row is claimable once the one before it is sent.
-      expect(await store.markSent(rows.map((r) => r.seq), now)).toBe(rows.length);
+      expect(
+        await store.markSent(
+          rows.map((r) => r.seq),
+          now,
+        ),
+      ).toBe(rows.length);
     }
     expect([...claimed].sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, k) => 51 + k));
     const keyed = claimed.filter((s) => s > 70);

@@ -208,7 +208,9 @@ FROM ${t.outbox} GROUP BY status`;
 // The schedule and claim as the relay's queue holds them (a lease claim writes only there).
 const currentColumns = OUTBOX_COLUMNS.split(', ')
   .map((c) =>
-    c === 'next_attempt_at' || c === 'claimed_by' ? `CASE WHEN q.seq IS NULL THEN o.${c} ELSE q.${c} END AS ${c}` : `o.${c}`,
+    c === 'next_attempt_at' || c === 'claimed_by'
+      ? `CASE WHEN q.seq IS NULL THEN o.${c} ELSE q.${c} END AS ${c}`
+      : `o.${c}`,
   )
   .join(', ');
 
