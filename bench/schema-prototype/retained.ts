@@ -3,7 +3,7 @@
  * rows retained beside them, per layout (variants.ts). Sent rows are bulk-loaded as the layout keeps
  * them (V0: status 'sent' with sent_at; V3: the same row, no queue row), then VACUUM ANALYZE.
  *
- * Env: RETAINED (comma list, default 10000,1000000), PENDING (default 20000), VARIANTS (default V0,V3-ff50).
+ * Env: RETAINED (comma list, default 10000,1000000), PENDING (default 20000), VARIANTS (default V0,built).
  * Run: npx tsx bench/schema-prototype/retained.ts
  */
 import { randomUUID } from 'node:crypto';
@@ -45,7 +45,17 @@ async function measure(v: Variant, retained: number): Promise<{ rate: number; cp
       await c.query({
         name: 'ins',
         text: insert,
-        values: [id, 'order.placed', id, 'orders', id, 1, '{}', PAYLOAD, 10_000_000 + i],
+        values: v.insertValues?.(id, 10_000_000 + i) ?? [
+          id,
+          'order.placed',
+          id,
+          'orders',
+          id,
+          1,
+          '{}',
+          PAYLOAD,
+          10_000_000 + i,
+        ],
       });
     }
     for (const t of v.tables(s)) await c.query(`VACUUM ANALYZE ${t}`);
@@ -75,7 +85,7 @@ async function measure(v: Variant, retained: number): Promise<{ rate: number; cp
 }
 
 async function main(): Promise<void> {
-  const names = (process.env.VARIANTS ?? 'V0,V3-ff50').split(',');
+  const names = (process.env.VARIANTS ?? 'V0,built').split(',');
   console.log(
     `locked claim + mark of ${PENDING} pending rows, batches of ${BATCH}: msg/s, own backend CPU µs per message`,
   );
