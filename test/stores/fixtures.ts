@@ -21,7 +21,7 @@ export async function makePostgresFixture(
     pool,
     schema,
     concurrentWriters: true,
-    claimIndex: 'surety_outbox_due',
+    claimIndex: 'surety_outbox_pending_due',
     childEnv: { SURETY_STORE: 'postgres', SURETY_PG_URL: testEnv.postgresUrl, SURETY_PG_SCHEMA: schema },
     async begin() {
       const client = await pool.connect();

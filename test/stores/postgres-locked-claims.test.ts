@@ -200,9 +200,11 @@ describe('PostgreSQL locked claims', () => {
     const blocker = await add(newRow());
     // Another transaction holds `blocker`, so the batch gets only `a`, and a settle naming both waits on that lock.
     const other = await f.begin();
-    await other.tx.query(`SELECT seq FROM ${f.store.outbox.outboxTable} WHERE message_id = $1 FOR UPDATE`, [
-      blocker.messageId,
-    ]);
+    // The queue row is what a claim locks.
+    await other.tx.query(
+      `SELECT seq FROM ${f.store.tables.outboxPending} WHERE seq = (SELECT seq FROM ${f.store.outbox.outboxTable} WHERE message_id = $1) FOR UPDATE`,
+      [blocker.messageId],
+    );
     const batch = await lock();
     expect(ids(batch)).toEqual([a.messageId]);
     const blockerSeq = (await f.store.outbox.get(blocker.messageId))!.seq;
@@ -262,7 +264,7 @@ describe('PostgreSQL locked claims', () => {
         const { rows } = await client.query(`EXPLAIN ${lockDueOutbox(f.store.tables, ordered)}`, [10_000, 500]);
         await client.query('ROLLBACK');
         const plan = rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
-        expect(plan).toMatch(/Index Scan using surety_outbox_due/);
+        expect(plan).toMatch(/Index Scan using surety_outbox_pending_due/);
         expect(plan).not.toMatch(/Seq Scan/);
       }
     } finally {

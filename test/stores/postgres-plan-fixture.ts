@@ -14,7 +14,7 @@ export async function seedPostgresPlanStore(
   const store = await createPostgresStore({ pool, schema });
   await store.migrate();
   const t = store.tables;
-  const tables = [t.outbox, t.inbox, t.deadLetters, t.deadLetterEvents, t.outboxAttempts];
+  const tables = [t.outbox, t.outboxPending, t.inbox, t.deadLetters, t.deadLetterEvents, t.outboxAttempts];
   for (const table of tables) {
     // No autovacuum: its ANALYZE after the load would make the statistics fresh again.
     await pool.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
@@ -31,6 +31,12 @@ export async function seedPostgresPlanStore(
     FROM (SELECT i, CASE WHEN i <= $2 THEN 'sent' WHEN i <= $3 THEN 'dead' ELSE 'pending' END AS status,
       i > $4 AS held, i > $3 AND i % 10 = 0 AS ordered FROM generate_series(1, $1::bigint) i) r`,
     [layout.sizes.outbox, o.sentTo, o.deadTo, o.heldFrom, layout.leaseEnd, layout.owner],
+  );
+  // The relay's queue: a row per unsent outbox row, as the store (and migration 8) keeps it.
+  await pool.query(
+    `INSERT INTO ${t.outboxPending} (seq, next_attempt_at, claimed_by, ordering_key, key_seq, dead)
+    SELECT seq, next_attempt_at, claimed_by, CASE WHEN key_seq > 0 THEN ordering_key END, key_seq, status = 'dead'
+    FROM ${t.outbox} WHERE status <> 'sent'`,
   );
   await pool.query(
     `INSERT INTO ${t.inbox} (message_id, group_name, recorded_at)

@@ -88,7 +88,7 @@ runHotPathPlanConformance('postgres', async () => {
       settings: forced,
     })),
     'relay.markSent': [
-      { label: 'store.markSent', text: sql.markSent(t), values: [seqs, L.now], rows: seqs.length },
+      { label: 'store.markSent', text: sql.markSent(t), values: [seqs, L.now], rows: seqs.length, settings: forced },
       {
         label: 'in a locked batch',
         text: sql.markSent(t),
@@ -113,7 +113,13 @@ runHotPathPlanConformance('postgres', async () => {
       },
     ],
     'relay.release': [
-      { label: 'release', text: sql.releaseClaims(t), values: [L.owner, seqs, L.now], rows: seqs.length },
+      {
+        label: 'release',
+        text: sql.releaseClaims(t),
+        values: [L.owner, seqs, L.now],
+        rows: seqs.length,
+        settings: forced,
+      },
     ],
     'relay.releaseLeased': [
       {
@@ -121,6 +127,7 @@ runHotPathPlanConformance('postgres', async () => {
         text: sql.releaseLeased(t),
         values: [L.owner, L.now, seqs, ids, seqs.map(() => L.leaseEnd)],
         rows: seqs.length,
+        settings: forced,
       },
     ],
     'relay.countRows': [

@@ -28,10 +28,9 @@ ON CONFLICT (relay_id) DO UPDATE SET host = EXCLUDED.host, pid = EXCLUDED.pid, s
   };
 }
 
-/** Walks the partial index of sent rows (outbox_sent). */
+/** The counts markSent keeps per minute (no index of sent rows: it would make every mark a full row update). */
 export const sentPerMinute = (t: TableNames, since: number): Statement => ({
-  text: `SELECT (sent_at / 60000) * 60000 AS minute, count(*) AS n FROM ${t.outbox}
-WHERE status = 'sent' AND sent_at >= $1 GROUP BY 1`,
+  text: `SELECT minute, n FROM ${t.outboxSentMinutes} WHERE minute >= $1`,
   values: [since],
 });
 
@@ -48,10 +47,28 @@ GROUP BY 1, 2, 3 ORDER BY n DESC, oldest, 1, 2 LIMIT $1`,
   values: [limit],
 });
 
-/** Due at once: `next_attempt_at` (which holds a lease claim) is now; `locked_until` is cleared for rows leased before it moved there. */
+/**
+ * Due at once: the row back in the relay's queue (or its queue row reset), due now, unclaimed;
+ * `locked_until` is cleared for rows leased before leases moved to `next_attempt_at`. The row count
+ * is the queue's: one per row.
+ */
 export function resendOutbox(t: TableNames, seqs: readonly number[], now: number): Statement {
   const b = new Binder(adminDialect);
-  return b.statement(`UPDATE ${t.outbox} SET status = 'pending', attempts = 0, next_attempt_at = ${b.bind(now)},
+  const at = b.bind(now);
+  return b.statement(`WITH o AS (UPDATE ${t.outbox} SET status = 'pending', attempts = 0, next_attempt_at = ${at},
   claimed_by = NULL, locked_until = NULL, sent_at = NULL
-WHERE seq IN (${b.list(seqs)})`);
+WHERE seq IN (${b.list(seqs)}) RETURNING seq, ordering_key, key_seq)
+INSERT INTO ${t.outboxPending} AS q (seq, next_attempt_at, ordering_key, key_seq)
+SELECT seq, ${at}::bigint, CASE WHEN key_seq > 0 THEN ordering_key END, key_seq FROM o
+ON CONFLICT (seq) DO UPDATE SET next_attempt_at = EXCLUDED.next_attempt_at, claimed_by = NULL, dead = false`);
+}
+
+/** Locks the queue rows of the given outbox rows, before the rows themselves: the relay's lock order. */
+export function lockOutboxQueue(t: TableNames, by: { seqs: readonly number[] } | { messageId: string }): Statement {
+  const b = new Binder(adminDialect);
+  const rows =
+    'seqs' in by
+      ? `seq IN (${b.list(by.seqs)})`
+      : `seq IN (SELECT seq FROM ${t.outbox} WHERE message_id = ${b.bind(by.messageId)})`;
+  return b.statement(`SELECT seq FROM ${t.outboxPending} WHERE ${rows} ORDER BY seq FOR UPDATE`);
 }

@@ -84,7 +84,10 @@ class PgLockedBatch implements LockedBatch {
       held.release(err);
     }
     try {
-      return await pgTransaction(this.pool, (tx) => this.write(tx, sent, failures, now));
+      return await pgTransaction(this.pool, async (tx) => {
+        await tx.query(sql.CLAIM_PLAN_SETTINGS);
+        return this.write(tx, sent, failures, now);
+      });
     } catch (err) {
       throw this.wrapError(err);
     }

@@ -5,6 +5,11 @@ import type { TableNames } from '../sql/naming.js';
 export function postgresMigrations(t: TableNames, indexPrefix: string): Migration[] {
   // Index and constraint names live in the table's schema, so the prefix alone keeps them apart.
   const bare = (name: string) => `"${indexPrefix}${name}"`;
+  // `"schema".` of a qualified table name, or nothing: DROP INDEX names an index with its schema.
+  const schemaOf = (table: string) => {
+    const dot = table.indexOf('"."');
+    return dot < 0 ? '' : table.slice(0, dot + 2);
+  };
   return [
     {
       id: 1,
@@ -190,6 +195,40 @@ export function postgresMigrations(t: TableNames, indexPrefix: string): Migratio
       name: 'relay-stopped',
       // A graceful stop marks the heartbeat row instead of deleting it: "stopped" differs from "never ran".
       up: [`ALTER TABLE ${t.relays} ADD COLUMN IF NOT EXISTS stopped_at BIGINT`],
+    },
+    {
+      id: 8,
+      name: 'pending-queue',
+      // The relay's queue moves to a narrow table of the rows not yet sent (dead ones stay, flagged, as
+      // they still hold back later rows of their ordering key); marking sent deletes its row. With no
+      // index left on the outbox row's state columns, every later update of it is heap-only (HOT).
+      // Sends per minute are counted as they are marked, instead of read from an index of sent rows.
+      up: [
+        `CREATE TABLE IF NOT EXISTS ${t.outboxPending} (
+          seq BIGINT PRIMARY KEY,
+          next_attempt_at BIGINT NOT NULL,
+          claimed_by VARCHAR(64),
+          ordering_key VARCHAR(200),
+          key_seq BIGINT NOT NULL DEFAULT 0,
+          dead BOOLEAN NOT NULL DEFAULT false
+        )`,
+        `INSERT INTO ${t.outboxPending} (seq, next_attempt_at, claimed_by, ordering_key, key_seq, dead)
+          SELECT seq, next_attempt_at, claimed_by, CASE WHEN key_seq > 0 THEN ordering_key END, key_seq, status = 'dead'
+          FROM ${t.outbox} WHERE status <> 'sent'
+          ON CONFLICT (seq) DO NOTHING`,
+        `CREATE INDEX IF NOT EXISTS ${bare('outbox_pending_due')} ON ${t.outboxPending} (next_attempt_at, seq) WHERE NOT dead`,
+        `CREATE INDEX IF NOT EXISTS ${bare('outbox_pending_key')} ON ${t.outboxPending} (ordering_key, key_seq) WHERE key_seq > 0`,
+        `CREATE TABLE IF NOT EXISTS ${t.outboxSentMinutes} (minute BIGINT PRIMARY KEY, n BIGINT NOT NULL)`,
+        `INSERT INTO ${t.outboxSentMinutes} (minute, n)
+          SELECT (sent_at / 60000) * 60000, count(*) FROM ${t.outbox} WHERE status = 'sent' GROUP BY 1
+          ON CONFLICT (minute) DO NOTHING`,
+        // Room on each page for its rows' next versions (1 KiB rows: three a page, and three updates),
+        // or an update moves the row and indexes it anew. Applies to pages written from now on.
+        `ALTER TABLE ${t.outbox} SET (fillfactor = 50)`,
+        `DROP INDEX IF EXISTS ${schemaOf(t.outbox)}${bare('outbox_due')}`,
+        `DROP INDEX IF EXISTS ${schemaOf(t.outbox)}${bare('outbox_sent')}`,
+        `DROP INDEX IF EXISTS ${schemaOf(t.outbox)}${bare('outbox_unsent_key')}`,
+      ],
     },
   ];
 }

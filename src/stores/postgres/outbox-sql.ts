@@ -3,27 +3,44 @@ import { clipError, OUTBOX_COLUMNS } from '../sql/outbox-row.js';
 import type { TableNames } from '../sql/naming.js';
 import { hasStatus } from './status-filter.js';
 
-/** PostgreSQL statements of the outbox, one named function each. */
+/**
+ * PostgreSQL statements of the outbox, one named function each.
+ *
+ * The outbox row is written once and then only in columns no index covers, so its updates are
+ * heap-only (HOT). The relay's queue is `outboxPending`, a narrow row per message not yet sent (dead
+ * ones stay, flagged, as they hold back later rows of their ordering key), deleted when it is sent.
+ * Locks go queue row first, then outbox row, in every statement that takes both.
+ */
+
+// The queue row of a new outbox row `m`; the ordering key only where key_seq orders it.
+const queueRow = (t: TableNames, owner: string) => `INSERT INTO ${t.outboxPending} (seq, next_attempt_at, claimed_by,
+    ordering_key, key_seq)
+  SELECT seq, next_attempt_at, ${owner}, CASE WHEN key_seq > 0 THEN ordering_key END, key_seq FROM m`;
 
 // Both inserts report a new row by their row count (1, or 0 for a duplicate (type, key)).
-const insertRow = (t: TableNames) => `INSERT INTO ${t.outbox} (message_id, type, msg_key, topic, ordering_key, key_seq,
-    version, headers, payload, traceparent, tracestate, created_at, next_attempt_at)
+const insertRow = (t: TableNames) => `WITH m AS (INSERT INTO ${t.outbox} (message_id, type, msg_key, topic,
+    ordering_key, key_seq, version, headers, payload, traceparent, tracestate, created_at, next_attempt_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
-  ON CONFLICT (type, msg_key) DO NOTHING`;
+  ON CONFLICT (type, msg_key) DO NOTHING RETURNING seq, next_attempt_at, ordering_key, key_seq)`;
 
 // Inserts and, in the same statement, queues a NOTIFY that PostgreSQL delivers only on commit. The
 // commit then holds PostgreSQL's cluster-wide notify lock through its WAL flush.
-export const insertOutbox = (t: TableNames) => `WITH ins AS (${insertRow(t)} RETURNING message_id)
-SELECT pg_notify($13, '') FROM ins`;
+export const insertOutbox = (t: TableNames) => `${insertRow(t)},
+q AS (${queueRow(t, 'NULL')} RETURNING 1)
+SELECT pg_notify($13, '') FROM q`;
 
-// Inserts only: the NOTIFY follows the commit (notifyCommitted). No RETURNING: it cost about 9 µs.
-export const insertOutboxQuietly = insertRow;
+// Inserts only: the NOTIFY follows the commit (notifyCommitted).
+export const insertOutboxQuietly = (t: TableNames) => `${insertRow(t)}
+${queueRow(t, 'NULL')}`;
 
 /** $13 lease end, $14 owner: the row inserted already claimed, for the relay in this process. */
-export const insertOutboxLeased = (t: TableNames) => `INSERT INTO ${t.outbox} (message_id, type, msg_key, topic,
-    ordering_key, key_seq, version, headers, payload, traceparent, tracestate, created_at, next_attempt_at, claimed_by)
+export const insertOutboxLeased = (t: TableNames) => `WITH m AS (INSERT INTO ${t.outbox} (message_id, type, msg_key,
+    topic, ordering_key, key_seq, version, headers, payload, traceparent, tracestate, created_at, next_attempt_at,
+    claimed_by)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-  ON CONFLICT (type, msg_key) DO NOTHING RETURNING seq`;
+  ON CONFLICT (type, msg_key) DO NOTHING RETURNING seq, next_attempt_at, ordering_key, key_seq),
+q AS (${queueRow(t, '$14::varchar')})
+SELECT seq FROM m`;
 
 export const selectMessageIdByTypeKey = (t: TableNames) =>
   `SELECT message_id FROM ${t.outbox} WHERE type = $1 AND msg_key = $2`;
@@ -41,56 +58,75 @@ export const nextKeySeq = (t: TableNames) => `INSERT INTO ${t.outboxKeys} AS k (
 export const CLAIM_PLAN_SETTINGS =
   'SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL synchronous_commit = off';
 
+// Every row still in the queue is unsent (pending or dead).
 const earlierUnsent = (t: TableNames) =>
-  `AND NOT EXISTS (SELECT 1 FROM ${t.outbox} e WHERE e.ordering_key = c.ordering_key AND e.key_seq > 0 AND e.key_seq < c.key_seq AND e.status <> 'sent')`;
+  `AND NOT EXISTS (SELECT 1 FROM ${t.outboxPending} e WHERE e.ordering_key = c.ordering_key AND e.key_seq > 0 AND e.key_seq < c.key_seq)`;
 
-/**
- * $1 now, $2 limit, $3 lease-until, $4 owner. The lease is `next_attempt_at` itself: a claimed row
- * moves past `now` in the due index, so the next claim's index range never visits rows in flight
- * (with a separate lease column every claim scanned, and skipped, all of them), and a crashed
- * relay's rows fall due again when the lease ends. `= ANY(ARRAY(...))` keeps the outer update on
- * primary-key lookups. */
-export const claimOutbox = (t: TableNames, ordered: boolean) => `UPDATE ${t.outbox} o
-SET next_attempt_at = $3, claimed_by = $4
-WHERE o.seq = ANY(ARRAY(
-  SELECT c.seq FROM ${t.outbox} c
-  WHERE c.status = 'pending' AND c.next_attempt_at <= $1 ${ordered ? earlierUnsent(t) : ''}
+/** The due queue rows, oldest first, locked; locked rows are skipped, not waited for. */
+const dueQueueRows = (t: TableNames, ordered: boolean) => `SELECT c.seq FROM ${t.outboxPending} c
+  WHERE NOT c.dead AND c.next_attempt_at <= $1 ${ordered ? earlierUnsent(t) : ''}
   ORDER BY c.next_attempt_at, c.seq
   LIMIT $2
-  FOR UPDATE SKIP LOCKED))
-RETURNING ${OUTBOX_COLUMNS.split(', ')
-  .map((c) => `o.${c}`)
-  .join(', ')}`;
+  FOR UPDATE SKIP LOCKED`;
+
+/** OUTBOX_COLUMNS of outbox row `o`, with the schedule and claim of queue row `q`. */
+const claimedColumns = OUTBOX_COLUMNS.split(', ')
+  .map((c) => (c === 'next_attempt_at' || c === 'claimed_by' ? `q.${c}` : `o.${c}`))
+  .join(', ');
 
 /**
- * $1 now, $2 limit. The locked claim (see locked-batch.ts): due rows as row locks of the open
- * transaction, nothing written. Locked rows are skipped, not waited for. */
-export const lockDueOutbox = (t: TableNames, ordered: boolean) => `SELECT ${OUTBOX_COLUMNS}
-FROM ${t.outbox} c
-WHERE c.status = 'pending' AND c.next_attempt_at <= $1 ${ordered ? earlierUnsent(t) : ''}
-ORDER BY c.next_attempt_at, c.seq
-LIMIT $2
-FOR UPDATE SKIP LOCKED`;
+ * $1 now, $2 limit, $3 lease-until, $4 owner. The lease is the queue row's `next_attempt_at`: a
+ * claimed row moves past `now` in the due index, so the next claim's index range never visits rows
+ * in flight, and a crashed relay's rows fall due again when the lease ends. Only the queue row is
+ * written; `= ANY(ARRAY(...))` keeps the update on primary-key lookups. */
+export const claimOutbox = (t: TableNames, ordered: boolean) => `WITH q AS (UPDATE ${t.outboxPending} p
+  SET next_attempt_at = $3, claimed_by = $4
+  WHERE p.seq = ANY(ARRAY(${dueQueueRows(t, ordered)}))
+  RETURNING p.seq, p.next_attempt_at, p.claimed_by)
+SELECT ${claimedColumns} FROM q JOIN ${t.outbox} o ON o.seq = q.seq`;
+
+/**
+ * $1 now, $2 limit. The locked claim (see locked-batch.ts): due queue rows as row locks of the open
+ * transaction, nothing written; the queue rows are picked and locked before the join, which under
+ * ORDER BY ... LIMIT could otherwise sort the whole join. */
+export const lockDueOutbox = (t: TableNames, ordered: boolean) => `SELECT ${claimedColumns}
+FROM ${t.outboxPending} q JOIN ${t.outbox} o ON o.seq = q.seq
+WHERE q.seq = ANY(ARRAY(${dueQueueRows(t, ordered)}))
+ORDER BY q.next_attempt_at, q.seq`;
 
 /** Settings of a locked claim's transaction; `lease` ends a transaction left idle that long (a hung relay). */
 export const lockedClaimSettings = (leaseMs: number) =>
   `${CLAIM_PLAN_SETTINGS}; SET LOCAL idle_in_transaction_session_timeout = ${Math.trunc(leaseMs)}`;
 
-/** $1 seqs, $2 now. Rows already sent or dead are left as they are. */
-export const markSent = (t: TableNames) => `UPDATE ${t.outbox}
-SET status = 'sent', sent_at = $2, claimed_by = NULL
-WHERE seq = ANY($1::bigint[]) AND ${hasStatus('pending')}`;
+/**
+ * $1 seqs, $2 now. Rows already sent or dead are left as they are. The queue rows go; the outbox
+ * rows' update is heap-only; the minute's send count grows by the batch (one row per batch).
+ */
+export const markSent = (t: TableNames) => `WITH q AS (DELETE FROM ${t.outboxPending}
+  WHERE seq = ANY($1::bigint[]) AND dead IS NOT DISTINCT FROM false RETURNING seq),
+o AS (UPDATE ${t.outbox} SET status = 'sent', sent_at = $2, claimed_by = NULL
+  WHERE seq = ANY(ARRAY(SELECT seq FROM q)) RETURNING 1),
+c AS (INSERT INTO ${t.outboxSentMinutes} AS m (minute, n)
+  SELECT ($2::bigint / 60000) * 60000, count(*) FROM o HAVING count(*) > 0
+  ON CONFLICT (minute) DO UPDATE SET n = m.n + EXCLUDED.n)
+SELECT count(*)::int AS n FROM o`;
 
 /**
  * $1 seq, $2 owner, $3 attempts, $4 next attempt, $5 status, $6 error, $7 now. Records the attempt in
  * the same statement. `owned`: only while $2 holds the lease. A locked claim holds the row lock
  * instead; settled after its lock was lost, only if the row is as it was claimed (attempts unchanged).
  */
-export const recordFailure = (t: TableNames, owned = true) => `WITH o AS (
+export const recordFailure = (t: TableNames, owned = true) => `WITH q AS (
+  SELECT seq FROM ${t.outboxPending}
+  WHERE seq = $1 ${owned ? 'AND claimed_by = $2' : ''} AND dead IS NOT DISTINCT FROM false FOR UPDATE),
+o AS (
   UPDATE ${t.outbox}
   SET attempts = $3, next_attempt_at = $4, status = $5, last_error = $6, claimed_by = NULL
-  WHERE seq = $1 AND ${owned ? 'claimed_by = $2' : 'attempts = $3 - 1'} AND ${hasStatus('pending')}
-  RETURNING message_id, attempts, status, last_error)
+  WHERE seq = (SELECT seq FROM q) ${owned ? '' : 'AND attempts = $3 - 1'} AND ${hasStatus('pending')}
+  RETURNING seq, message_id, attempts, status, last_error),
+p AS (
+  UPDATE ${t.outboxPending} SET next_attempt_at = $4, claimed_by = NULL, dead = ($5 = 'dead')
+  WHERE seq = (SELECT seq FROM o))
 INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor)
 SELECT message_id, attempts, $7::bigint, CASE WHEN status = 'dead' THEN 'dead' ELSE 'failed' END, last_error, $2::text
 FROM o`;
@@ -110,9 +146,14 @@ export const recordFailureValues = (u: FailureUpdate, now: number) => [
  * $1 seq, $2 owner (`owned`) or the row's attempts (a locked claim), $3 next attempt, $4 error. An
  * uncharged failure (the connection was lost): the row is rescheduled, its attempts and history untouched.
  */
-export const recordInterruption = (t: TableNames, owned = true) => `UPDATE ${t.outbox}
-SET next_attempt_at = $3, last_error = $4, claimed_by = NULL
-WHERE seq = $1 AND ${owned ? 'claimed_by = $2' : 'attempts = $2'} AND status = 'pending'`;
+export const recordInterruption = (t: TableNames, owned = true) => `WITH q AS (
+  SELECT seq FROM ${t.outboxPending}
+  WHERE seq = $1 ${owned ? 'AND claimed_by = $2' : ''} AND dead IS NOT DISTINCT FROM false FOR UPDATE),
+o AS (
+  UPDATE ${t.outbox} SET next_attempt_at = $3, last_error = $4, claimed_by = NULL
+  WHERE seq = (SELECT seq FROM q) ${owned ? '' : 'AND attempts = $2'} AND ${hasStatus('pending')}
+  RETURNING seq)
+UPDATE ${t.outboxPending} SET next_attempt_at = $3, claimed_by = NULL WHERE seq = (SELECT seq FROM o)`;
 
 /** recordInterruption's values for `u`. */
 export const recordInterruptionValues = (u: FailureUpdate, owned = true) => [
@@ -123,16 +164,16 @@ export const recordInterruptionValues = (u: FailureUpdate, owned = true) => [
 ];
 
 /** $1 owner, $2 seqs, $3 now: due again at once. */
-export const releaseClaims = (t: TableNames) => `UPDATE ${t.outbox}
+export const releaseClaims = (t: TableNames) => `UPDATE ${t.outboxPending}
 SET next_attempt_at = $3, claimed_by = NULL
-WHERE claimed_by = $1 AND seq = ANY($2::bigint[]) AND ${hasStatus('pending')}`;
+WHERE claimed_by = $1 AND seq = ANY($2::bigint[]) AND dead IS NOT DISTINCT FROM false`;
 
 /** $1 owner, $2 now, then pairwise $3 seqs, $4 message ids, $5 lease ends: due again at once. */
-export const releaseLeased = (t: TableNames) => `UPDATE ${t.outbox} o
+export const releaseLeased = (t: TableNames) => `UPDATE ${t.outboxPending} q
 SET next_attempt_at = $2, claimed_by = NULL
 FROM unnest($3::bigint[], $4::uuid[], $5::bigint[]) AS r(seq, message_id, until)
-WHERE o.seq = r.seq AND o.message_id = r.message_id AND o.next_attempt_at = r.until
-AND o.claimed_by = $1 AND ${hasStatus('pending', 'o')}`;
+WHERE q.seq = r.seq AND q.next_attempt_at = r.until AND q.claimed_by = $1 AND q.dead IS NOT DISTINCT FROM false
+AND EXISTS (SELECT 1 FROM ${t.outbox} o WHERE o.seq = r.seq AND o.message_id = r.message_id)`;
 
 /** $1 seqs, $2 message ids, pairwise. */
 export const countRows = (t: TableNames) => `SELECT count(*)::int AS n
@@ -144,24 +185,37 @@ export const countRow = (t: TableNames) =>
   `SELECT count(*)::int AS n FROM ${t.outbox} WHERE seq = $1 AND message_id = $2`;
 
 /**
- * $1 before, $2 limit. Sent rows older than `before`, oldest first on their partial index (plan
- * forced with CLAIM_PLAN_SETTINGS), deleted with their attempt history in one statement, found by
- * message id. SKIP LOCKED passes over a row an operator is resending; locking re-checks the status
- * on the newest row version, which the lock then keeps, so the outer delete needs only the seqs.
+ * $1 before, $2 limit. Sent rows older than `before`, oldest first along the created_at index (a
+ * row is sent after it was created; plan forced with CLAIM_PLAN_SETTINGS), deleted with their
+ * attempt history in one statement, found by message id. Rows still unsent among the oldest are
+ * read and passed over by every purge. SKIP LOCKED passes over a row an operator is resending;
+ * locking re-checks the status on the newest row version, which the lock then keeps, so the outer
+ * delete needs only the seqs. Send counts of minutes before `before` go too.
  */
 export const purgeSent = (t: TableNames) => `WITH o AS (
   DELETE FROM ${t.outbox}
   WHERE seq = ANY(ARRAY(
-    SELECT seq FROM ${t.outbox} WHERE status = 'sent' AND sent_at < $1
-    ORDER BY sent_at LIMIT $2 FOR UPDATE SKIP LOCKED))
+    SELECT seq FROM ${t.outbox} WHERE created_at < $1 AND status = 'sent' AND sent_at < $1
+    ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED))
   RETURNING message_id),
-a AS (DELETE FROM ${t.outboxAttempts} WHERE message_id = ANY(ARRAY(SELECT message_id FROM o)))
+a AS (DELETE FROM ${t.outboxAttempts} WHERE message_id = ANY(ARRAY(SELECT message_id FROM o))),
+m AS (DELETE FROM ${t.outboxSentMinutes} WHERE minute < $1 - 60000)
 SELECT count(*)::int AS n FROM o`;
 
 export const stats = (t: TableNames) => `SELECT status, count(*)::bigint AS n, min(created_at) AS oldest
 FROM ${t.outbox} GROUP BY status`;
 
-export const selectByMessageId = (t: TableNames) => `SELECT ${OUTBOX_COLUMNS} FROM ${t.outbox} WHERE message_id = $1`;
+// The schedule and claim as the relay's queue holds them (a lease claim writes only there).
+const currentColumns = OUTBOX_COLUMNS.split(', ')
+  .map((c) =>
+    c === 'next_attempt_at' || c === 'claimed_by'
+      ? `CASE WHEN q.seq IS NULL THEN o.${c} ELSE q.${c} END AS ${c}`
+      : `o.${c}`,
+  )
+  .join(', ');
+
+export const selectByMessageId = (t: TableNames) => `SELECT ${currentColumns}
+FROM ${t.outbox} o LEFT JOIN ${t.outboxPending} q ON q.seq = o.seq WHERE o.message_id = $1`;
 
 /** $1 name, $2 owner, $3 expires at, $4 now. Returns a row only when `owner` holds the lease. */
 export const acquireLease = (

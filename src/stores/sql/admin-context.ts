@@ -23,6 +23,8 @@ export interface DialectAdminSql {
   deadLetterGroups(t: TableNames, limit: number): Statement;
   /** Makes the given rows pending and due at `now`, attempts 0, claim and sent time cleared. */
   resendOutbox(t: TableNames, seqs: readonly number[], now: number): Statement;
+  /** Where the outbox has a queue table of its own: locks those rows first (the relay's lock order). */
+  lockOutboxQueue?(t: TableNames, by: { seqs: readonly number[] } | { messageId: string }): Statement;
 }
 
 export interface AdminContext {

@@ -17,6 +17,10 @@ export function checkIdentifier(option: string, value: string, allowEmpty = fals
 /** Table names of one Surety installation. */
 export interface TableNames {
   readonly outbox: string;
+  /** The outbox rows not yet sent (pending or dead), narrow: the relay's queue (PostgreSQL). */
+  readonly outboxPending: string;
+  /** Outbox rows sent per minute, counted as they are marked (PostgreSQL). */
+  readonly outboxSentMinutes: string;
   readonly outboxKeys: string;
   readonly leases: string;
   readonly migrations: string;
@@ -37,6 +41,8 @@ export interface TableNames {
 export function tableNames(prefix: string, qualify: (name: string) => string): TableNames {
   return Object.freeze({
     outbox: qualify(`${prefix}outbox`),
+    outboxPending: qualify(`${prefix}outbox_pending`),
+    outboxSentMinutes: qualify(`${prefix}outbox_sent_minutes`),
     outboxKeys: qualify(`${prefix}outbox_keys`),
     leases: qualify(`${prefix}leases`),
     migrations: qualify(`${prefix}migrations`),

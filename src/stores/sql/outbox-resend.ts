@@ -18,6 +18,10 @@ export async function resendOutboxRows(
   now: number,
 ): Promise<number> {
   if ('seqs' in by && by.seqs.length === 0) return 0;
+  if (sql.lockOutboxQueue) {
+    const queue = sql.lockOutboxQueue(t, by);
+    await tx.query(queue.text, queue.values);
+  }
   const lock = lockOutboxRows(sql.adminDialect, t, by);
   const { rows } = await tx.query(lock.text, lock.values);
   if (rows.length === 0) return 0;
