@@ -1,5 +1,5 @@
 import { StoreError } from '../../core/errors.js';
-import type { DeadLetterRow, DeadLetterStore, FailureRecord, RetryDecision } from '../../ports/consumer-store.js';
+import type { DeadLetterStore, FailureRecord, RetryDecision } from '../../ports/consumer-store.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
 import { countsFromRows, toDeadLetterRow, type ClaimDueRequest, type RescheduleUpdate } from './dead-letter-row.js';
 import {
