@@ -1,5 +1,5 @@
-import { DEAD_LETTER_COLUMNS } from '../sql/dead-letter-row.js';
-import type { DeadLetterStatements } from '../sql/dead-letters.js';
+import { DEAD_LETTER_COLUMNS, failureValues } from '../sql/dead-letter-row.js';
+import { countStatement, type DeadLetterStatements } from '../sql/dead-letters.js';
 import type { TableNames } from '../sql/naming.js';
 import { stepwiseDecision } from '../sql/stepwise-dead-letters.js';
 import { adminDialect } from './admin-sql.js';
@@ -103,36 +103,10 @@ export function deadLetterStatements(t: TableNames, prefix: string): DeadLetterS
     dialect: adminDialect,
     upsertFailure: (f, error) => ({
       text: upsertFailure(t),
-      values: [
-        f.messageId,
-        f.group,
-        f.topic,
-        f.type,
-        f.key,
-        f.version,
-        JSON.stringify(f.headers),
-        f.body,
-        f.bodyEncoding,
-        error,
-        f.poison,
-        f.now,
-        f.now,
-        error,
-        f.poison,
-        f.now,
-      ],
+      values: [...failureValues(adminDialect, f, error), f.now, error, f.poison, f.now],
     }),
     selectAttempts: (messageId, group) => ({ text: selectAttempts(t), values: [messageId, group] }),
-    applyDecision: (id, attempts, d, f, error) =>
-      stepwiseDecision(
-        adminDialect,
-        t,
-        { text: applyDecision(t), values: [d.status, d.nextRetryAt, f.now, id] },
-        { id, attempts },
-        d,
-        f,
-        error,
-      ),
+    applyDecision: stepwiseDecision(adminDialect, t, applyDecision(t)),
     claim: {
       mode: 'stepwise',
       selects: [
@@ -150,10 +124,7 @@ export function deadLetterStatements(t: TableNames, prefix: string): DeadLetterS
     },
     transitionChunk: Infinity,
     selectByKey: (messageId, group) => ({ text: selectByKey(t), values: [messageId, group] }),
-    countByStatus: (group) =>
-      group === undefined
-        ? { text: countByStatus(t, false), values: [] }
-        : { text: countByStatus(t, true), values: [group] },
+    countByStatus: countStatement((byGroup) => countByStatus(t, byGroup)),
     purgeSettled: {
       mode: 'stepwise',
       chunk: 500,

@@ -1,5 +1,5 @@
-import { DEAD_LETTER_COLUMNS, deadLetterColumns } from '../sql/dead-letter-row.js';
-import type { DeadLetterStatements } from '../sql/dead-letters.js';
+import { DEAD_LETTER_COLUMNS, deadLetterColumns, failureValues } from '../sql/dead-letter-row.js';
+import { countStatement, type DeadLetterStatements } from '../sql/dead-letters.js';
 import type { TableNames } from '../sql/naming.js';
 import { clipError } from '../sql/outbox-row.js';
 import { adminDialect } from './admin-sql.js';
@@ -111,23 +111,7 @@ export const countByStatus = (t: TableNames, byGroup: boolean) =>
 export function deadLetterStatements(t: TableNames): DeadLetterStatements {
   return {
     dialect: adminDialect,
-    upsertFailure: (f, error) => ({
-      text: upsertFailure(t),
-      values: [
-        f.messageId,
-        f.group,
-        f.topic,
-        f.type,
-        f.key,
-        f.version,
-        JSON.stringify(f.headers),
-        f.body,
-        f.bodyEncoding,
-        error,
-        f.poison,
-        f.now,
-      ],
-    }),
+    upsertFailure: (f, error) => ({ text: upsertFailure(t), values: failureValues(adminDialect, f, error) }),
     applyDecision: (id, _attempts, d, f, error) => [
       { text: applyDecision(t), values: [id, d.status, d.nextRetryAt, f.now, error] },
     ],
@@ -145,10 +129,7 @@ export function deadLetterStatements(t: TableNames): DeadLetterStatements {
     },
     transitionChunk: Infinity,
     selectByKey: (messageId, group) => ({ text: selectByKey(t), values: [messageId, group] }),
-    countByStatus: (group) =>
-      group === undefined
-        ? { text: countByStatus(t, false), values: [] }
-        : { text: countByStatus(t, true), values: [group] },
+    countByStatus: countStatement((byGroup) => countByStatus(t, byGroup)),
     purgeSettled: { mode: 'one', statement: (before, limit) => ({ text: purgeSettled(t), values: [before, limit] }) },
   };
 }

@@ -75,6 +75,11 @@ export interface DeadLetterStatements {
       };
 }
 
+/** `countByStatus` from a dialect's text builder, whose only placeholder, with `byGroup`, is the group. */
+export function countStatement(text: (byGroup: boolean) => string): DeadLetterStatements['countByStatus'] {
+  return (group) => (group === undefined ? { text: text(false), values: [] } : { text: text(true), values: [group] });
+}
+
 /** The dead-letter concern of every SQL store, given the dialect's statements and the store's connection. */
 export function createDeadLetterStore(db: OwnConnection, sql: DeadLetterStatements, t: TableNames): DeadLetterStore {
   const { settle } = sql;

@@ -1,5 +1,5 @@
-import { DEAD_LETTER_COLUMNS } from '../sql/dead-letter-row.js';
-import type { DeadLetterStatements } from '../sql/dead-letters.js';
+import { DEAD_LETTER_COLUMNS, failureValues } from '../sql/dead-letter-row.js';
+import { countStatement, type DeadLetterStatements } from '../sql/dead-letters.js';
 import type { TableNames } from '../sql/naming.js';
 import { stepwiseDecision } from '../sql/stepwise-dead-letters.js';
 import { adminDialect } from './admin-sql.js';
@@ -89,32 +89,9 @@ export function deadLetterStatements(t: TableNames, prefix: string): DeadLetterS
     dialect: adminDialect,
     upsertFailure: (f, error) => ({
       text: upsertFailure(t),
-      values: [
-        f.messageId,
-        f.group,
-        f.topic,
-        f.type,
-        f.key,
-        f.version,
-        JSON.stringify(f.headers),
-        f.body,
-        f.bodyEncoding,
-        error,
-        f.poison ? 1 : 0,
-        f.now,
-        f.now,
-      ],
+      values: [...failureValues(adminDialect, f, error), f.now],
     }),
-    applyDecision: (id, attempts, d, f, error) =>
-      stepwiseDecision(
-        adminDialect,
-        t,
-        { text: applyDecision(t), values: [d.status, d.nextRetryAt, f.now, id] },
-        { id, attempts },
-        d,
-        f,
-        error,
-      ),
+    applyDecision: stepwiseDecision(adminDialect, t, applyDecision(t)),
     claim: {
       mode: 'stepwise',
       selects: [
@@ -131,10 +108,7 @@ export function deadLetterStatements(t: TableNames, prefix: string): DeadLetterS
     },
     transitionChunk: 1,
     selectByKey: (messageId, group) => ({ text: selectByKey(t), values: [messageId, group] }),
-    countByStatus: (group) =>
-      group === undefined
-        ? { text: countByStatus(t, false), values: [] }
-        : { text: countByStatus(t, true), values: [group] },
+    countByStatus: countStatement((byGroup) => countByStatus(t, byGroup)),
     purgeSettled: {
       mode: 'stepwise',
       chunk: 1,
