@@ -165,7 +165,7 @@ runHotPathPlanConformance('sqlite', async () => {
       },
     ],
     'replay.markResolved': transitionStatements(adminDialect, t, resolveTransition([heldIds[0]!], L.owner, L.now)),
-    // One id at a time, as SqliteConsumerOps runs every transition.
+    // One id at a time, as the dead-letter concern runs every SQLite transition (transitionChunk 1).
     'replay.markResolvedMany': transitionStatements(adminDialect, t, resolveTransition([heldIds[1]!], L.owner, L.now)),
     'replay.reschedule': transitionStatements(
       adminDialect,

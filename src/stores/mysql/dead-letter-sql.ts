@@ -1,5 +1,8 @@
-import { DEAD_LETTER_COLUMNS } from '../sql/dead-letter-row.js';
+import { DEAD_LETTER_COLUMNS, failureValues } from '../sql/dead-letter-row.js';
+import { countStatement, type DeadLetterStatements } from '../sql/dead-letters.js';
 import type { TableNames } from '../sql/naming.js';
+import { stepwiseDecision } from '../sql/stepwise-dead-letters.js';
+import { adminDialect } from './admin-sql.js';
 
 /** MySQL/MariaDB statements of the dead letters, one named function each. Placeholders are `?`, in text order. */
 
@@ -89,3 +92,45 @@ export const selectByKey = (t: TableNames) =>
 /** With `byGroup`, ? group. */
 export const countByStatus = (t: TableNames, byGroup: boolean) =>
   `SELECT status, COUNT(*) AS n FROM ${t.deadLetters} ${byGroup ? 'WHERE group_name = ?' : ''} GROUP BY status`;
+
+/**
+ * The dead-letter statements the shared concern runs. MySQL has no RETURNING and no data-modifying
+ * CTE: the upsert's row is read back, and changes and their history rows are separate statements,
+ * in READ COMMITTED transactions (locking reads take no gap locks).
+ */
+export function deadLetterStatements(t: TableNames, prefix: string): DeadLetterStatements {
+  return {
+    dialect: adminDialect,
+    upsertFailure: (f, error) => ({
+      text: upsertFailure(t),
+      values: [...failureValues(adminDialect, f, error), f.now, error, f.poison, f.now],
+    }),
+    selectAttempts: (messageId, group) => ({ text: selectAttempts(t), values: [messageId, group] }),
+    applyDecision: stepwiseDecision(adminDialect, t, applyDecision(t)),
+    claim: {
+      mode: 'stepwise',
+      selects: [
+        (r, limit) => ({ text: selectExpiredLeases(t, prefix), values: [r.now, r.group, limit] }),
+        (r, limit) => ({ text: selectDue(t, prefix), values: [r.now, r.group, limit] }),
+      ],
+      take: {
+        chunk: Infinity,
+        returnsRows: false,
+        statement: (r, ids) => ({
+          text: claimRows(t, ids.length),
+          values: [r.owner, r.now + r.leaseMs, r.now, r.now, r.now, ...ids],
+        }),
+      },
+    },
+    transitionChunk: Infinity,
+    selectByKey: (messageId, group) => ({ text: selectByKey(t), values: [messageId, group] }),
+    countByStatus: countStatement((byGroup) => countByStatus(t, byGroup)),
+    purgeSettled: {
+      mode: 'stepwise',
+      chunk: 500,
+      select: (before, limit) => ({ text: selectSettled(t, prefix), values: [before, limit] }),
+      deleteRows: (ids) => ({ text: deleteByIds(t, ids.length), values: ids }),
+      deleteEvents: (ids) => ({ text: deleteEvents(t, ids.length), values: ids }),
+    },
+  };
+}

@@ -1,4 +1,6 @@
+import type { InboxStatements } from '../sql/inbox.js';
 import type { TableNames } from '../sql/naming.js';
+import { isDuplicateKey } from './errors.js';
 
 /** MySQL/MariaDB statements of the inbox, one named function each. Placeholders are `?`, in text order. */
 
@@ -16,3 +18,24 @@ export const selectRecordedAt = (t: TableNames) =>
 /** ? before, ? limit. */
 export const purgeInbox = (t: TableNames) =>
   `DELETE FROM ${t.inbox} WHERE recorded_at < ? ORDER BY recorded_at LIMIT ?`;
+
+/**
+ * The inbox statements the shared inbox concern runs. A duplicate fails the insert, and InnoDB rolls
+ * back just that statement; the purge runs in READ COMMITTED, so it takes no gap locks that would
+ * stall consumers' inserts.
+ */
+export function inboxStatements(t: TableNames): InboxStatements {
+  return {
+    insert: (messageId, group, now) => ({ text: insertInbox(t), values: [messageId, group, now] }),
+    isDuplicate: isDuplicateKey,
+    insertMany: {
+      mode: 'allOrNone',
+      statement: (ids, group, now) => ({
+        text: insertInboxRows(t, ids.length),
+        values: ids.flatMap((id) => [id, group, now]),
+      }),
+    },
+    selectRecordedAt: (messageId, group) => ({ text: selectRecordedAt(t), values: [messageId, group] }),
+    purge: { mode: 'one', statement: (before, limit) => ({ text: purgeInbox(t), values: [before, limit] }) },
+  };
+}

@@ -4,6 +4,7 @@ import { DriverMissingError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
 import type { Store } from '../../ports/store.js';
 import { composeStore } from '../sql/compose-store.js';
+import type { OwnConnection } from '../sql/own-connection.js';
 import type {
   ClaimRequest,
   FailureUpdate,
@@ -27,11 +28,13 @@ import { insertValues, leasedInsertValues, toOutboxRow } from '../sql/outbox-row
 import { purgeSentStepwise, type SentPurgeSql } from '../sql/sent-purge.js';
 import { statsFromRows } from '../sql/stats.js';
 import * as adminSql from './admin-sql.js';
-import { MysqlConsumerOps } from './consumer-ops.js';
 import { isDeadlock, isDuplicateKey, isLockWaitTimeout } from './errors.js';
 import { mysqlExecutor, mysqlTransaction, type MysqlCallbackPoolLike, type MysqlPoolLike } from './executor.js';
 import { mysqlMigrations } from './migrations.js';
 import * as sql from './outbox-sql.js';
+import { deadLetterStatements } from './dead-letter-sql.js';
+import { inboxStatements } from './inbox-sql.js';
+import { versionGuardStatements } from './version-guard-sql.js';
 
 const optionsSchema = z.object({
   /** An existing mysql2 pool (promise or callback flavour). Either this or `uri`. */
@@ -130,8 +133,9 @@ export class MysqlSqlStore implements OutboxStore {
   readonly dialect = 'mysql' as const;
   readonly tables;
   readonly outboxTable: string;
-  /** The inbox, dead-letter and version-guard operations. */
-  readonly consumer: MysqlConsumerOps;
+  readonly ownConnection: OwnConnection;
+  /** The inbox, dead-letter and version-guard statements. */
+  readonly consumerSql;
   readonly adminContext: AdminContext;
 
   constructor(
@@ -141,11 +145,17 @@ export class MysqlSqlStore implements OutboxStore {
   ) {
     this.tables = tableNames(prefix, (n) => `\`${n}\``);
     this.outboxTable = this.tables.outbox;
-    this.consumer = new MysqlConsumerOps(
-      { run: (text, values) => this.run(text, values), ownTransaction: (work) => this.ownTransaction(work) },
-      this.tables,
-      prefix,
-    );
+    this.ownConnection = {
+      run: (text, values) => this.run(text, values),
+      // In READ COMMITTED: the range takes no gap locks that would stall consumers' writes.
+      runRange: (text, values) => this.ownTransaction((tx) => tx.query(text, values)),
+      transaction: (work) => this.ownTransaction(work),
+    };
+    this.consumerSql = {
+      inbox: inboxStatements(this.tables),
+      deadLetters: deadLetterStatements(this.tables, prefix),
+      versionGuards: versionGuardStatements(this.tables),
+    };
     this.adminContext = {
       db: { query: (text, values) => this.run(text, values), transaction: (work) => this.ownTransaction(work) },
       t: this.tables,

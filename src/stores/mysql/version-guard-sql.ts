@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { TableNames } from '../sql/naming.js';
+import type { VersionGuardStatements } from '../sql/version-guards.js';
 
 /** MySQL/MariaDB statements of the version guards, one named function each. Placeholders are `?`, in text order. */
 
@@ -22,3 +24,22 @@ export const selectRaisedBy = (t: TableNames) =>
 /** ? group, ? scope, ? key. */
 export const selectVersion = (t: TableNames) =>
   `SELECT version FROM ${t.versionGuards} WHERE group_name = ? AND scope = ? AND msg_key = ?`;
+
+/**
+ * The version-guard statements the shared concern runs: the upsert, then a read of the token it
+ * left, since the affected-rows count cannot tell an inserted row from an untouched one under the
+ * FOUND_ROWS flag, and a caller's pool may set either.
+ */
+export function versionGuardStatements(t: TableNames): VersionGuardStatements {
+  return {
+    raise: (g, version) => {
+      const token = randomUUID();
+      const key = [g.group, g.scope, g.key];
+      return {
+        write: { text: raiseVersion(t), values: [...key, version, token, version, token, version] },
+        readBack: { statement: { text: selectRaisedBy(t), values: key }, token },
+      };
+    },
+    selectVersion: (g) => ({ text: selectVersion(t), values: [g.group, g.scope, g.key] }),
+  };
+}

@@ -1,5 +1,8 @@
-import { DEAD_LETTER_COLUMNS, deadLetterColumns } from '../sql/dead-letter-row.js';
+import { DEAD_LETTER_COLUMNS, deadLetterColumns, failureValues } from '../sql/dead-letter-row.js';
+import { countStatement, type DeadLetterStatements } from '../sql/dead-letters.js';
 import type { TableNames } from '../sql/naming.js';
+import { clipError } from '../sql/outbox-row.js';
+import { adminDialect } from './admin-sql.js';
 import { hasStatus } from './status-filter.js';
 
 /** PostgreSQL statements of the dead letters, one named function each. */
@@ -103,3 +106,30 @@ export const selectByKey = (t: TableNames) =>
 /** With `byGroup`, $1 is the group. */
 export const countByStatus = (t: TableNames, byGroup: boolean) =>
   `SELECT status, count(*)::bigint AS n FROM ${t.deadLetters} ${byGroup ? 'WHERE group_name = $1' : ''} GROUP BY status`;
+
+/** The dead-letter statements the shared concern runs: each change writes its history in the same statement. */
+export function deadLetterStatements(t: TableNames): DeadLetterStatements {
+  return {
+    dialect: adminDialect,
+    upsertFailure: (f, error) => ({ text: upsertFailure(t), values: failureValues(adminDialect, f, error) }),
+    applyDecision: (id, _attempts, d, f, error) => [
+      { text: applyDecision(t), values: [id, d.status, d.nextRetryAt, f.now, error] },
+    ],
+    claim: {
+      mode: 'one',
+      statement: (r) => ({ text: claimDue(t), values: [r.now, r.limit, r.owner, r.now + r.leaseMs, r.group] }),
+    },
+    settle: {
+      resolve: (id, owner, now) => ({ text: markResolved(t), values: [id, owner, now] }),
+      resolveMany: (ids, owner, now) => ({ text: markResolvedMany(t), values: [ids, owner, now] }),
+      reschedule: (u) => ({
+        text: reschedule(t),
+        values: [u.id, u.owner, u.attempts, u.decision.status, u.decision.nextRetryAt, clipError(u.error), u.now],
+      }),
+    },
+    transitionChunk: Infinity,
+    selectByKey: (messageId, group) => ({ text: selectByKey(t), values: [messageId, group] }),
+    countByStatus: countStatement((byGroup) => countByStatus(t, byGroup)),
+    purgeSettled: { mode: 'one', statement: (before, limit) => ({ text: purgeSettled(t), values: [before, limit] }) },
+  };
+}

@@ -1,4 +1,6 @@
+import type { InboxStatements } from '../sql/inbox.js';
 import type { TableNames } from '../sql/naming.js';
+import { statementName } from './executor.js';
 
 /** PostgreSQL statements of the inbox, one named function each. */
 
@@ -25,3 +27,18 @@ export const selectRecordedAt = (t: TableNames) =>
  */
 export const purgeInbox = (t: TableNames) => `DELETE FROM ${t.inbox} WHERE ctid = ANY(ARRAY(
   SELECT ctid FROM ${t.inbox} WHERE recorded_at < $1 ORDER BY recorded_at LIMIT $2))`;
+
+/** The inbox statements the shared inbox concern runs; the consumer's per-message ones are prepared once per connection. */
+export function inboxStatements(t: TableNames): InboxStatements {
+  const insert = insertInbox(t);
+  const many = insertInboxBatch(t);
+  return {
+    insert: (messageId, group, now) => ({ text: insert, values: [messageId, group, now], name: statementName(insert) }),
+    insertMany: {
+      mode: 'returning',
+      statement: (ids, group, now) => ({ text: many, values: [ids, group, now], name: statementName(many) }),
+    },
+    selectRecordedAt: (messageId, group) => ({ text: selectRecordedAt(t), values: [messageId, group] }),
+    purge: { mode: 'one', statement: (before, limit) => ({ text: purgeInbox(t), values: [before, limit] }) },
+  };
+}

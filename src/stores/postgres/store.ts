@@ -4,6 +4,7 @@ import { DriverMissingError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
 import type { Store } from '../../ports/store.js';
 import { composeStore } from '../sql/compose-store.js';
+import type { OwnConnection } from '../sql/own-connection.js';
 import type {
   ClaimRequest,
   FailureUpdate,
@@ -26,7 +27,6 @@ import { insertValues, leasedInsertValues, toOutboxRow } from '../sql/outbox-row
 import { statsFromRows } from '../sql/stats.js';
 import * as adminSql from './admin-sql.js';
 import { CommitNotifier } from './commit-notifier.js';
-import { PostgresConsumerOps } from './consumer-ops.js';
 import {
   HeldClient,
   pgCommit,
@@ -39,6 +39,9 @@ import {
 import { claimLocked } from './locked-batch.js';
 import { postgresMigrations } from './migrations.js';
 import * as sql from './outbox-sql.js';
+import { deadLetterStatements } from './dead-letter-sql.js';
+import { inboxStatements } from './inbox-sql.js';
+import { versionGuardStatements } from './version-guard-sql.js';
 
 const optionsSchema = z.object({
   /** An existing pg Pool. Either this or `connectionString`. */
@@ -151,8 +154,9 @@ export class PostgresSqlStore implements OutboxStore {
   readonly dialect = 'postgres' as const;
   readonly tables;
   readonly outboxTable: string;
-  /** The inbox, dead-letter and version-guard operations. */
-  readonly consumer: PostgresConsumerOps;
+  readonly ownConnection: OwnConnection;
+  /** The inbox, dead-letter and version-guard statements. */
+  readonly consumerSql;
   readonly adminContext: AdminContext;
   private readonly notifier: CommitNotifier;
 
@@ -166,14 +170,16 @@ export class PostgresSqlStore implements OutboxStore {
     this.tables = tableNames(prefix, (n) => (schema ? `"${schema}"."${n}"` : `"${n}"`));
     this.outboxTable = this.tables.outbox;
     this.notifier = new CommitNotifier(pool, notifyChannel);
-    this.consumer = new PostgresConsumerOps(
-      {
-        run: (text, values) => this.run(text, values),
-        runForcedPlan: (text, values) => this.runForcedPlan(text, values),
-        transaction: (work) => this.ownTransaction(work),
-      },
-      this.tables,
-    );
+    this.ownConnection = {
+      run: (text, values) => this.run(text, values && [...values]),
+      runRange: (text, values) => this.runForcedPlan(text, [...values]),
+      transaction: (work) => this.ownTransaction(work),
+    };
+    this.consumerSql = {
+      inbox: inboxStatements(this.tables),
+      deadLetters: deadLetterStatements(this.tables),
+      versionGuards: versionGuardStatements(this.tables),
+    };
     this.adminContext = {
       db: { query: (text, values) => this.query(text, values), transaction: (work) => this.ownTransaction(work) },
       t: this.tables,

@@ -1,4 +1,6 @@
 import type { TableNames } from '../sql/naming.js';
+import type { VersionGuardStatements } from '../sql/version-guards.js';
+import { statementName } from './executor.js';
 
 /** PostgreSQL statements of the version guards, one named function each. */
 
@@ -18,3 +20,14 @@ WHERE g.version < EXCLUDED.version`;
 /** $1 group, $2 scope, $3 key. */
 export const selectVersion = (t: TableNames) =>
   `SELECT version FROM ${t.versionGuards} WHERE group_name = $1 AND scope = $2 AND msg_key = $3`;
+
+/** The version-guard statements the shared concern runs; the raise is prepared once per connection. */
+export function versionGuardStatements(t: TableNames): VersionGuardStatements {
+  const raise = raiseVersion(t);
+  return {
+    raise: (g, version) => ({
+      write: { text: raise, values: [g.group, g.scope, g.key, version], name: statementName(raise) },
+    }),
+    selectVersion: (g) => ({ text: selectVersion(t), values: [g.group, g.scope, g.key] }),
+  };
+}

@@ -1,4 +1,11 @@
-import type { DeadLetterRow, DeadLetterStatus, DeadLetterStore, RetryDecision } from '../../ports/consumer-store.js';
+import type {
+  DeadLetterRow,
+  DeadLetterStatus,
+  DeadLetterStore,
+  FailureRecord,
+  RetryDecision,
+} from '../../ports/consumer-store.js';
+import type { SqlDialect } from './sql-dialect.js';
 
 /** Column list in the order every dialect's SELECT and RETURNING use. */
 export const DEAD_LETTER_COLUMNS =
@@ -63,3 +70,13 @@ export function countsFromRows(rows: Record<string, unknown>[]): Record<DeadLett
 export type ClaimDueRequest = Parameters<DeadLetterStore['claimDue']>[0];
 export type RescheduleUpdate = Parameters<DeadLetterStore['reschedule']>[0];
 export type DecideRetry = (attempts: number) => RetryDecision;
+
+/**
+ * A failure's columns in the order every dialect's upsert inserts them: message id, group, topic,
+ * type, key, version, headers, body, body encoding, error, poison, now.
+ */
+export function failureValues(d: Pick<SqlDialect, 'bool'>, f: FailureRecord, error: string): unknown[] {
+  const { messageId, group, topic, type, key, version, headers, body, bodyEncoding } = f;
+  const identity = [messageId, group, topic, type, key, version];
+  return [...identity, JSON.stringify(headers), body, bodyEncoding, error, d.bool(f.poison), f.now];
+}

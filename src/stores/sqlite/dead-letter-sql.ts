@@ -1,5 +1,8 @@
-import { DEAD_LETTER_COLUMNS } from '../sql/dead-letter-row.js';
+import { DEAD_LETTER_COLUMNS, failureValues } from '../sql/dead-letter-row.js';
+import { countStatement, type DeadLetterStatements } from '../sql/dead-letters.js';
 import type { TableNames } from '../sql/naming.js';
+import { stepwiseDecision } from '../sql/stepwise-dead-letters.js';
+import { adminDialect } from './admin-sql.js';
 
 /** SQLite statements of the dead letters, one named function each. Placeholders are `?`, in text order. */
 
@@ -75,3 +78,43 @@ export const selectByKey = (t: TableNames) =>
 /** With `byGroup`, ? group. */
 export const countByStatus = (t: TableNames, byGroup: boolean) =>
   `SELECT status, count(*) AS n FROM ${t.deadLetters} ${byGroup ? 'WHERE group_name = ?' : ''} GROUP BY status`;
+
+/**
+ * The dead-letter statements the shared concern runs. SQLite has no data-modifying CTE, binds no
+ * booleans (poison travels as 0/1), and may plan a list of ids as a table scan: rows are taken,
+ * changed and deleted one key each, in BEGIN IMMEDIATE transactions (in-process, no round trips).
+ */
+export function deadLetterStatements(t: TableNames, prefix: string): DeadLetterStatements {
+  return {
+    dialect: adminDialect,
+    upsertFailure: (f, error) => ({
+      text: upsertFailure(t),
+      values: [...failureValues(adminDialect, f, error), f.now],
+    }),
+    applyDecision: stepwiseDecision(adminDialect, t, applyDecision(t)),
+    claim: {
+      mode: 'stepwise',
+      selects: [
+        (r, limit) => ({
+          text: selectClaimable(t, prefix),
+          values: [r.now, r.group, limit, r.now, r.group, limit, limit],
+        }),
+      ],
+      take: {
+        chunk: 1,
+        returnsRows: true,
+        statement: (r, ids) => ({ text: claimRow(t), values: [r.owner, r.now + r.leaseMs, r.now, ids[0]] }),
+      },
+    },
+    transitionChunk: 1,
+    selectByKey: (messageId, group) => ({ text: selectByKey(t), values: [messageId, group] }),
+    countByStatus: countStatement((byGroup) => countByStatus(t, byGroup)),
+    purgeSettled: {
+      mode: 'stepwise',
+      chunk: 1,
+      select: (before, limit) => ({ text: selectSettled(t, prefix), values: [before, limit] }),
+      deleteRows: (ids) => ({ text: deleteById(t), values: ids }),
+      deleteEvents: (ids) => ({ text: deleteEvents(t, prefix), values: ids }),
+    },
+  };
+}

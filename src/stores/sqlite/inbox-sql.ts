@@ -1,3 +1,4 @@
+import type { InboxStatements } from '../sql/inbox.js';
 import type { TableNames } from '../sql/naming.js';
 
 /** SQLite statements of the inbox, one named function each. Placeholders are `?`, in text order. */
@@ -22,3 +23,19 @@ LIMIT ?`;
 
 /** ? rowid from selectExpired; one key each (see outbox-sql.ts). */
 export const deleteRow = (t: TableNames) => `DELETE FROM ${t.inbox} WHERE rowid = ?`;
+
+/**
+ * The inbox statements the shared inbox concern runs. In-process, one statement per id costs no
+ * round trip, so there is no batch insert; the purge selects rowids, then deletes each in one transaction.
+ */
+export function inboxStatements(t: TableNames, prefix: string): InboxStatements {
+  return {
+    insert: (messageId, group, now) => ({ text: insertInbox(t), values: [messageId, group, now] }),
+    selectRecordedAt: (messageId, group) => ({ text: selectRecordedAt(t), values: [messageId, group] }),
+    purge: {
+      mode: 'stepwise',
+      select: (before, limit) => ({ text: selectExpired(t, prefix), values: [before, limit] }),
+      deleteRow: (id) => ({ text: deleteRow(t), values: [id] }),
+    },
+  };
+}

@@ -5,6 +5,7 @@ import { DriverMissingError, NotMigratedError, StoreError, SuretyError } from '.
 import { parseOptions } from '../../core/options.js';
 import type { Store } from '../../ports/store.js';
 import { composeStore } from '../sql/compose-store.js';
+import type { OwnConnection } from '../sql/own-connection.js';
 import type {
   ClaimRequest,
   FailureUpdate,
@@ -27,11 +28,13 @@ import { insertValues, leasedInsertValues, toOutboxRow } from '../sql/outbox-row
 import { purgeSentStepwise, type SentPurgeSql } from '../sql/sent-purge.js';
 import { statsFromRows } from '../sql/stats.js';
 import * as adminSql from './admin-sql.js';
-import { SqliteConsumerOps } from './consumer-ops.js';
 import { sqliteExecutor, sqliteTransaction, withDatabaseLock, type SqliteDatabaseLike } from './executor.js';
 import { sqliteMigrations } from './migrations.js';
 import { registerUnicodeLower } from './unicode-lower.js';
 import * as sql from './outbox-sql.js';
+import { deadLetterStatements } from './dead-letter-sql.js';
+import { inboxStatements } from './inbox-sql.js';
+import { versionGuardStatements } from './version-guard-sql.js';
 
 const optionsSchema = z.object({
   /** Database file the store opens (and closes), `:memory:` for a private in-memory one. Either this or `database`. */
@@ -146,8 +149,9 @@ export class SqliteSqlStore implements OutboxStore {
   readonly dialect = 'sqlite' as const;
   readonly tables;
   readonly outboxTable: string;
-  /** The inbox, dead-letter and version-guard operations. */
-  readonly consumer: SqliteConsumerOps;
+  readonly ownConnection: OwnConnection;
+  /** The inbox, dead-letter and version-guard statements. */
+  readonly consumerSql;
   readonly adminContext: AdminContext;
 
   constructor(
@@ -159,7 +163,13 @@ export class SqliteSqlStore implements OutboxStore {
     this.tables = tableNames(prefix, (n) => `"${n}"`);
     this.outboxTable = this.tables.outbox;
     const own = { query: this.run.bind(this), transaction: this.ownTransaction.bind(this) };
-    this.consumer = new SqliteConsumerOps({ run: own.query, transaction: own.transaction }, this.tables, prefix);
+    // In-process, there are no range statements to run differently: every one is one statement under the lock.
+    this.ownConnection = { run: own.query, runRange: own.query, transaction: own.transaction };
+    this.consumerSql = {
+      inbox: inboxStatements(this.tables, prefix),
+      deadLetters: deadLetterStatements(this.tables, prefix),
+      versionGuards: versionGuardStatements(this.tables),
+    };
     this.adminContext = { db: own, t: this.tables, sql: adminSql };
   }
 

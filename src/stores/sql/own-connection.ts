@@ -1,0 +1,25 @@
+import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
+import type { Statement } from './sql-dialect.js';
+
+/** How the shared concern objects reach a store's own connection; errors arrive as StoreError. */
+export interface OwnConnection {
+  /** One statement in autocommit. */
+  run(text: string, values?: readonly unknown[]): Promise<SqlResult>;
+  /**
+   * One statement over a range of rows (a claim or a purge): PostgreSQL forbids its planner the
+   * scans stale statistics can choose, MySQL runs it in READ COMMITTED so it takes no gap locks.
+   */
+  runRange(text: string, values: readonly unknown[]): Promise<SqlResult>;
+  /** A transaction of the store's own (MySQL: READ COMMITTED; SQLite: BEGIN IMMEDIATE). */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+}
+
+/** A statement the consumer runs per message: `name` lets an executor prepare it once per connection. */
+export interface HotStatement extends Statement {
+  readonly name?: string;
+}
+
+/** Runs `s` in `tx`, passing its name as a hint. */
+export function runIn<R = Record<string, unknown>>(tx: SqlExecutor, s: HotStatement): Promise<SqlResult<R>> {
+  return tx.query<R>(s.text, s.values, s.name === undefined ? undefined : { name: s.name });
+}
