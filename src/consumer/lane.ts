@@ -24,7 +24,7 @@ export interface LaneSettings {
 export class Lane {
   private queue: Pending[] = [];
   private draining: Promise<void> | undefined;
-  private windowTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  private cancelWindow: (() => void) | undefined;
   stopping = false;
 
   constructor(
@@ -37,13 +37,18 @@ export class Lane {
     this.queue.push(p);
     if (this.queue.length >= this.settings.batchSize) this.kick();
     // While a batch runs, what arrives waits for it anyway and goes next (the drain's end kicks).
-    else if (this.draining === undefined) this.windowTimer ??= this.armWindow();
+    else if (this.draining === undefined) this.cancelWindow ??= this.armWindow();
   }
 
   /** Window 0 still gathers the deliveries of the current I/O turn (one socket read) into the batch. */
-  private armWindow(): NodeJS.Timeout | NodeJS.Immediate {
+  private armWindow(): () => void {
     const ms = this.settings.batchWindowMs;
-    return ms > 0 ? setTimeout(() => this.kick(), ms) : setImmediate(() => this.kick());
+    if (ms > 0) {
+      const timer = setTimeout(() => this.kick(), ms);
+      return () => clearTimeout(timer);
+    }
+    const immediate = setImmediate(() => this.kick());
+    return () => clearImmediate(immediate);
   }
 
   /** Resolves when the batch in hand (and anything queued) is settled. */
@@ -52,11 +57,8 @@ export class Lane {
   }
 
   private kick(): void {
-    if (this.windowTimer !== undefined) {
-      clearTimeout(this.windowTimer as NodeJS.Timeout);
-      clearImmediate(this.windowTimer as NodeJS.Immediate);
-    }
-    this.windowTimer = undefined;
+    this.cancelWindow?.();
+    this.cancelWindow = undefined;
     this.draining ??= this.drain().finally(() => {
       this.draining = undefined;
       if (this.queue.length > 0) this.kick();
