@@ -3,6 +3,8 @@ export const testEnv = {
   postgresUrl: process.env.SURETY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
   mysqlUrl: process.env.SURETY_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test',
   amqpUrl: process.env.SURETY_TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+  redisUrl: process.env.SURETY_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  natsUrl: process.env.SURETY_TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
 } as const;
 
 /** A short unique name for isolating one test's schema, table prefix, queue or stream. */
