@@ -10,7 +10,7 @@ export interface BrokerUnderTest {
   readonly name: string;
   /** A transport for the namespace `ns`, ready to publish (its connection open). */
   open(ns: string): Promise<Transport>;
-  /** The name a topic of `ns` has on the wire, when the transport maps it; topics are plain labels. */
+  /** Makes `topic` deliverable to `group` within `ns` (declare and bind a queue, create a stream and its group...). */
   prepare(ns: string, topic: string, group: string): Promise<void>;
   /** Cuts every client connection of `ns` from the broker's side, as a network fault or a broker failover would. */
   cutConnections(ns: string): Promise<void>;
