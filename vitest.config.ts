@@ -1,19 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-
-// The package's own names (`surety`, `surety/postgres`, …) resolve to the sources, as tsconfig's `paths` map them
-// for tsc and tsx: tests and examples import what users import.
-const { compilerOptions } = JSON.parse(readFileSync(new URL('./tsconfig.json', import.meta.url), 'utf8')) as {
-  compilerOptions: { paths: Record<string, [string]> };
-};
-const alias = Object.entries(compilerOptions.paths).map(([name, [target]]) => ({
-  find: new RegExp(`^${name}$`),
-  replacement: fileURLToPath(new URL(target, import.meta.url)),
-}));
+import { packageAlias } from './vitest.alias.js';
 
 export default defineConfig({
-  resolve: { alias },
+  resolve: { alias: packageAlias },
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/disruptive/**', 'node_modules/**'],

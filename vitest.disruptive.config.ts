@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { packageAlias } from './vitest.alias.js';
 
 /** Tests that stop shared services: one file at a time, after the main suite. */
 export default defineConfig({
+  resolve: { alias: packageAlias },
   test: {
     include: ['test/disruptive/**/*.test.ts'],
     testTimeout: 300_000,

@@ -59,6 +59,7 @@ const PUBLIC: Record<string, readonly string[]> = {
     'runDoctor',
     'startAdminServer',
   ],
+  'surety/testing': ['DeliveryLog', 'runBrokerFaultConformance', 'runTransportConformance', 'testMessage'],
 };
 
 const root = new URL('../../', import.meta.url);

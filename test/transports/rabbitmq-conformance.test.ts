@@ -6,6 +6,7 @@ import {
   type RabbitMqTransport,
 } from '../../src/transports/rabbitmq/index.js';
 import { runTransportConformance } from '../conformance/transport-suite.js';
+import { cutRabbitConnections } from '../support/broker-control.js';
 import { testEnv, uniqueName } from '../support/env.js';
 
 runTransportConformance(
@@ -39,6 +40,9 @@ runTransportConformance(
         await declareTopology(ch, { queues: [{ name: queue }], bindings: [{ exchange, queue, pattern: topic }] });
       },
       openAnother: open,
+      cutConnections: async () => {
+        if ((await cutRabbitConnections(exchange)) === 0) throw new Error('no connection to cut');
+      },
       teardown: async () => {
         await Promise.all(opened.map((t) => t.close()));
         for (const queue of queues) {
@@ -50,5 +54,12 @@ runTransportConformance(
       },
     };
   },
-  { unroutableDetection: true, persistent: true, redeliveryCount: true, checkpoint: false, orderedPerTopic: true },
+  {
+    unroutableDetection: true,
+    persistent: true,
+    redeliveryCount: true,
+    checkpoint: false,
+    orderedPerTopic: true,
+    connectionCut: true,
+  },
 );
