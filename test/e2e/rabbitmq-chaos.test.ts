@@ -1,0 +1,4 @@
+import rabbitmq from '../support/brokers/rabbitmq.js';
+import { runChaosEndToEnd } from './chaos-suite.js';
+
+runChaosEndToEnd(rabbitmq);
