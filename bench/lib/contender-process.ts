@@ -37,7 +37,12 @@ export interface Measured<R> {
 export async function startContender(name: string, args: unknown): Promise<Contender> {
   const file = fileURLToPath(new URL(`../contenders/${name}.ts`, import.meta.url));
   const child: ChildProcess = fork(file, [JSON.stringify(args)], {
-    execArgv: ['--import', 'tsx'],
+    // BENCH_CPU_PROF=<dir>: each contender writes a V8 CPU profile there when it exits.
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
     env: { ...process.env, PGAPPNAME: APP_NAME },
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
   });
