@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { integerIn, listOf, nonEmptyString } from '../../core/option-schemas.js';
+import { parseOptions } from '../../core/options.js';
 import type { JetStreamManager } from './driver.js';
 
 /** A JetStream stream, always on file storage: what it stores and how it dedupes. */
@@ -70,7 +71,7 @@ export function streamConfig(spec: ResolvedStreamSpec) {
  * await declareTopology(await jetstreamManager(nc), { streams: [{ name: 'orders', subjects: ['orders.>'] }] });
  */
 export async function declareTopology(jsm: JetStreamManager, topology: NatsTopology): Promise<void> {
-  const { streams } = topologySchema.parse(topology);
+  const { streams } = parseOptions(topologySchema, topology, 'topology');
   for (const spec of streams) {
     const config = streamConfig(spec);
     const existing = await jsm.streams.info(spec.name).catch((err: unknown) => {
