@@ -1,5 +1,6 @@
 import { SuretyError, describeError } from '../../core/errors.js';
 import type { Delivery, Subscription } from '../../ports/transport.js';
+import { waitForHandlers } from '../running-handlers.js';
 import type { NatsConnectionManager, NatsSession } from './connection.js';
 import { JetStreamDelivery } from './delivery.js';
 import type { JsMsg } from './driver.js';
@@ -153,14 +154,7 @@ export class JetStreamSubscription implements Subscription {
     await Promise.allSettled(this.loops);
     // The unsubscribe reaches the server before the naks below: nothing goes back to a dead pull.
     await this.manager.current?.nc.flush().catch(() => {});
-    if (this.running.size > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...this.running]),
-        new Promise((resolve) => (timer = setTimeout(resolve, this.options.closeTimeoutMs))),
-      ]);
-      clearTimeout(timer);
-    }
+    await waitForHandlers(this.running, this.options.closeTimeoutMs);
     for (const d of [...this.unsettled]) d.release();
     await this.manager.current?.nc.flush().catch(() => {});
   }

@@ -1,13 +1,11 @@
-import { z } from 'zod';
 import { SuretyError } from '../../core/errors.js';
-import { integerIn, listOf, nonEmptyString } from '../../core/option-schemas.js';
-import { parseOptions } from '../../core/options.js';
 import type { Delivery, OutgoingMessage, SubscribeOptions, Subscription, Transport } from '../../ports/transport.js';
 import { NatsConnectionManager } from './connection.js';
 import { loadNats, type NatsDriver } from './driver.js';
 import { MAX_PREFETCH, resolveOptions, type NatsTransportOptions, type ResolvedNatsOptions } from './options.js';
 import { JetStreamPublisher } from './publisher.js';
 import { JetStreamSubscription } from './subscription.js';
+import { parseSubscribeOptions } from '../subscribe-options.js';
 
 /** The NATS JetStream transport: the `Transport` port. */
 export interface NatsTransport extends Transport {
@@ -54,7 +52,7 @@ function startNatsTransport(options: ResolvedNatsOptions, driver: NatsDriver): N
 
     async subscribe(input: SubscribeOptions, handler: (delivery: Delivery) => Promise<void>): Promise<Subscription> {
       if (closed) throw new SuretyError('SURETY_TRANSPORT_CLOSED', 'the NATS transport is closed');
-      const { group, topics, prefetch = options.prefetch } = parseOptions(subscribeSchema, input, '');
+      const { group, topics, prefetch = options.prefetch } = parseSubscribeOptions(input, MAX_PREFETCH);
       const subjects = new Map(topics.map((topic) => [options.subject(topic), topic]));
       const subscription = new JetStreamSubscription(manager, options, group, subjects, prefetch, handler, () =>
         subscriptions.delete(subscription),
@@ -81,12 +79,3 @@ function startNatsTransport(options: ResolvedNatsOptions, driver: NatsDriver): N
     },
   });
 }
-
-const subscribeSchema = z.object(
-  {
-    group: nonEmptyString(),
-    topics: listOf(nonEmptyString()).min(1, { error: 'must be a non-empty list of topics' }),
-    prefetch: integerIn(1, MAX_PREFETCH).optional(),
-  },
-  { error: 'must be an object with "group" and "topics"' },
-);
