@@ -11,8 +11,9 @@ import { fromNatsMessage } from './wire-mapping.js';
 const MIN_NAK_DELAY_MS = 1;
 
 /**
- * A message of a durable pull consumer. While unsettled it tells JetStream it is still being
- * worked on every half `ack_wait`, so a long handler is not redelivered under it. Settling is
+ * A message of a durable pull consumer. While its handler runs unsettled it tells JetStream it is
+ * still being worked on every half `ack_wait`, so a long handler is not redelivered under it; a
+ * message left unsettled after its handler returned is redelivered after `ack_wait`. Settling is
  * idempotent. Its last allowed delivery (`max_deliver`) comes marked `exhausted`: JetStream will
  * not deliver it again, so the consumer records it as a dead letter instead of running the handler.
  */
@@ -21,7 +22,7 @@ export class JetStreamDelivery implements Delivery {
   readonly redeliveries: number;
   readonly exhausted?: DeliveryExhausted;
   private done = false;
-  private readonly keepAlive: NodeJS.Timeout;
+  private keepAlive: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly msg: JsMsg,
@@ -37,11 +38,21 @@ export class JetStreamDelivery implements Delivery {
     const count = msg.info.deliveryCount;
     this.redeliveries = Math.max(0, count - 1);
     if (count >= settings.maxDeliver) this.exhausted = { reason: 'max_deliveries', deliveries: count - 1 };
-    this.keepAlive = setInterval(
+  }
+
+  /** Tells JetStream every half ack_wait that the message is being worked on, until `work` ends or it is settled. */
+  keepAliveWhile(work: Promise<unknown>): void {
+    if (this.done) return;
+    const timer = setInterval(
       () => quietly(() => this.msg.working()),
-      Math.max(50, Math.floor(settings.ackWaitMs / 2)),
+      Math.max(50, Math.floor(this.settings.ackWaitMs / 2)),
     );
-    this.keepAlive.unref();
+    timer.unref();
+    this.keepAlive = timer;
+    void work.then(
+      () => clearInterval(timer),
+      () => clearInterval(timer),
+    );
   }
 
   get settled(): boolean {

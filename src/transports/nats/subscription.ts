@@ -143,6 +143,7 @@ export class JetStreamSubscription implements Subscription {
         if (!(delivery instanceof JetStreamDelivery) || !delivery.settled) await delivery.retry();
       }
     })();
+    if (delivery instanceof JetStreamDelivery) delivery.keepAliveWhile(done);
     this.running.add(done);
     void done.finally(() => this.running.delete(done));
     return done;
