@@ -20,6 +20,8 @@ export class NatsConnectionManager {
   private connected = false;
   private closed = false;
   private opening: Promise<void> | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryWake: (() => void) | undefined;
   private readonly waiters = new Set<() => void>();
   private readonly lostListeners = new Set<() => void>();
 
@@ -76,20 +78,37 @@ export class NatsConnectionManager {
     if (this.closed) return;
     this.closed = true;
     this.setConnected(false);
+    clearTimeout(this.retryTimer);
+    this.retryWake?.();
     await this.opening;
     await this.session?.nc.close().catch(() => {});
   }
 
+  /**
+   * Until a first connection, each attempt is a connect of its own (not the client's
+   * waitOnFirstConnect), so that close() can end the retrying; from then on the client reconnects.
+   */
   private async open(): Promise<void> {
     const { servers, connectionName, reconnectWaitMs } = this.options;
-    const nc = await this.driver.connect({
-      servers: [...servers],
-      name: connectionName,
-      waitOnFirstConnect: true, // a server not up yet is retried like a lost one
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: reconnectWaitMs,
-      ignoreClusterUpdates: false,
-    });
+    let nc: NatsConnection | undefined;
+    while (!nc) {
+      try {
+        nc = await this.driver.connect({
+          servers: [...servers],
+          name: connectionName,
+          maxReconnectAttempts: -1,
+          reconnectTimeWait: reconnectWaitMs,
+        });
+      } catch (err) {
+        if (this.closed) return;
+        this.options.logger.warn({ err: describeError(err), servers }, 'nats not reachable yet; retrying');
+        await new Promise<void>((resolve) => {
+          this.retryWake = resolve;
+          this.retryTimer = setTimeout(resolve, reconnectWaitMs);
+        });
+        if (this.closed) return;
+      }
+    }
     if (this.closed) {
       await nc.close().catch(() => {});
       return;
