@@ -86,6 +86,23 @@ describe('NATS transport start-up and topology', () => {
     });
   });
 
+  it('refuses to read another topic through a group consumer made for one, instead of mixing them', async () => {
+    const name = uniqueName('filters');
+    const admin = await NatsAdmin.open();
+    cleanups.push(
+      () => admin.jsm.streams.delete(name).catch(() => false),
+      () => admin.close(),
+    );
+    await admin.jsm.streams.add({ name, subjects: [`${name}.>`] });
+    const t = track(await createNatsTransport({ url: testEnv.natsUrl, logger: null }));
+    const first = await t.subscribe({ group: 'g1', topics: [`${name}.a`] }, async (d) => d.ack());
+    await first.close();
+    await expect(t.subscribe({ group: 'g1', topics: [`${name}.b`] }, async (d) => d.ack())).rejects.toMatchObject({
+      code: 'SURETY_INVALID_OPTION',
+      message: expect.stringContaining(`the consumer "g1" of stream "${name}" reads ${name}.a, not ${name}.b`),
+    });
+  });
+
   it('says which packages to install when the NATS client is missing', async () => {
     const missing = Object.assign(new Error('Cannot find package'), { code: 'ERR_MODULE_NOT_FOUND' });
     await expect(loadNats(() => Promise.reject(missing))).rejects.toBeInstanceOf(DriverMissingError);

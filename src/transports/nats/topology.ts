@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SuretyError } from '../../core/errors.js';
 import { integerIn, listOf, nonEmptyString } from '../../core/option-schemas.js';
 import { parseOptions } from '../../core/options.js';
 import type { JetStreamManager } from './driver.js';
@@ -120,6 +121,13 @@ export async function ensureGroupConsumer(jsm: JetStreamManager, c: GroupConsume
     return;
   }
   const cfg = existing.config;
+  const had = cfg.filter_subjects?.length ? cfg.filter_subjects : cfg.filter_subject ? [cfg.filter_subject] : [];
+  if ([...had].sort().join(' ') !== [...c.filterSubjects].sort().join(' '))
+    throw new SuretyError(
+      'SURETY_INVALID_OPTION',
+      `the consumer "${c.durable}" of stream "${c.stream}" reads ${had.join(', ') || 'every subject'}, not ` +
+        `${c.filterSubjects.join(', ')}: subscribe a group to the same topics each time, or give it another consumer (consumerForGroup)`,
+    );
   if (cfg.ack_wait !== editable.ack_wait || cfg.max_deliver !== c.maxDeliver || cfg.max_ack_pending !== c.maxAckPending)
     await jsm.consumers.update(c.stream, c.durable, editable);
 }

@@ -1,4 +1,4 @@
-import { SuretyError } from '../../core/errors.js';
+import { SuretyError, describeError } from '../../core/errors.js';
 import type { Delivery, OutgoingMessage, SubscribeOptions, Subscription, Transport } from '../../ports/transport.js';
 import { NatsConnectionManager } from './connection.js';
 import { loadNats, type NatsDriver } from './driver.js';
@@ -63,9 +63,7 @@ function startNatsTransport(options: ResolvedNatsOptions, driver: NatsDriver): N
       } catch (err) {
         await subscription.close();
         if (closed) throw new SuretyError('SURETY_TRANSPORT_CLOSED', 'the NATS transport closed while subscribing');
-        throw err instanceof SuretyError
-          ? err
-          : new SuretyError('SURETY_CONNECTION_LOST', `could not subscribe group ${group}`, { cause: err });
+        throw translateSubscribeError(err, group);
       }
       return subscription;
     },
@@ -78,4 +76,15 @@ function startNatsTransport(options: ResolvedNatsOptions, driver: NatsDriver): N
       await manager.close();
     },
   });
+}
+
+/** JetStream refusing a consumer (an API error) is a configuration problem; anything else, the connection. */
+function translateSubscribeError(err: unknown, group: string): SuretyError {
+  if (err instanceof SuretyError) return err;
+  const refused = (err as { name?: unknown } | null)?.name === 'JetStreamApiError';
+  return new SuretyError(
+    refused ? 'SURETY_INVALID_OPTION' : 'SURETY_CONNECTION_LOST',
+    `${refused ? 'JetStream refused the subscription of' : 'could not subscribe'} group ${group}: ${describeError(err)}`,
+    { cause: err },
+  );
 }
