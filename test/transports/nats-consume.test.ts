@@ -17,7 +17,7 @@ function lineFrom(child: ChildProcess, prefix: string): Promise<string> {
       const line = buffered.split('\n').find((l) => l.startsWith(prefix));
       if (line) resolve(line);
     });
-    child.once('exit', () => setImmediate(() => reject(new Error(`child exited without "${prefix}"`))));
+    child.once('close', () => reject(new Error(`child exited without "${prefix}"`))); // after its output
   });
 }
 
@@ -94,10 +94,11 @@ describe('NATS JetStream consumption', () => {
     };
     const child = spawnTs('transports/fixtures/nats-consumer.ts', env);
     const end = exited(child);
+    const got = lineFrom(child, 'got ');
     await lineFrom(child, 'subscribed');
     const sent = testMessage('crash');
     await t.publish({ topic, message: sent });
-    expect(await lineFrom(child, 'got ')).toBe(`got ${sent.id} 0 -`);
+    expect(await got).toBe(`got ${sent.id} 0 -`);
     expect((await end).signal).toBe('SIGKILL');
 
     const log = new DeliveryLog();
