@@ -13,7 +13,7 @@ export interface QueueState {
   readonly consumers: number;
   /** Null when the broker would not say (e.g. an exclusive queue of another connection). */
   readonly durable: boolean | null;
-  /** `classic`, `quorum`, `stream`, `log` (the embedded log), or null when unknown. */
+  /** `classic`, `quorum`, `stream`, `log` (the embedded log), `jetstream`, or null when unknown. */
   readonly type: string | null;
   /** The queue's `x-` arguments as far as they could be learnt, or null. */
   readonly arguments: Readonly<Record<string, unknown>> | null;
@@ -30,7 +30,7 @@ export interface QueueState {
    */
   readonly deadLetters?: { readonly exchange: string; readonly parkingQueue: string | null } | null;
   /** Where the figures came from. */
-  readonly source: 'amqp' | 'management' | 'log';
+  readonly source: 'amqp' | 'management' | 'log' | 'jetstream';
 }
 
 export interface BrokerProbe {

@@ -1,5 +1,6 @@
 import { describeError } from '../../core/errors.js';
 import type { Delivery, Subscription } from '../../ports/transport.js';
+import { waitForHandlers } from '../running-handlers.js';
 import { ChannelKeeper } from './channel-keeper.js';
 import type { ConnectionManager } from './connection.js';
 import { AckCoalescer } from './ack-coalescer.js';
@@ -140,14 +141,7 @@ export class RabbitMqSubscription implements Subscription {
   /** Stops new deliveries and waits (bounded) for running handlers, then sends their acks, before the channel closes. */
   private async drain(channel: AmqpChannel, state: ConsumerState): Promise<void> {
     for (const tag of state.consumerTags) await channel.cancel(tag).catch(() => {});
-    if (this.running.size > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...this.running]),
-        new Promise((resolve) => (timer = setTimeout(resolve, this.options.closeTimeoutMs))),
-      ]);
-      clearTimeout(timer);
-    }
+    await waitForHandlers(this.running, this.options.closeTimeoutMs);
     state.acks.flush();
   }
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { SuretyError, describeError } from '../../core/errors.js';
-import { integerIn, listOf, nonEmptyString } from '../../core/option-schemas.js';
 import { parseOptions } from '../../core/options.js';
 import type { Delivery, OutgoingMessage, SubscribeOptions, Subscription, Transport } from '../../ports/transport.js';
 import { ConnectionManager } from './connection.js';
@@ -16,6 +15,7 @@ import {
 import { ConfirmPublisher } from './publisher.js';
 import { RabbitMqSubscription, type ConsumedQueue } from './subscription.js';
 import { resolveGroupQueue, type ResolvedQueue } from './topology.js';
+import { parseSubscribeOptions } from '../subscribe-options.js';
 
 /** The RabbitMQ transport: the `Transport` port plus a look at queues for diagnostics. */
 export interface RabbitMqTransport extends Transport {
@@ -93,15 +93,6 @@ function startRabbitMqTransport(options: ResolvedRabbitMqOptions, driver: AmqpDr
   });
 }
 
-const subscribeSchema = z.object(
-  {
-    group: nonEmptyString(),
-    topics: listOf(nonEmptyString()).min(1, { error: 'must be a non-empty list of topics' }),
-    prefetch: integerIn(1, MAX_PREFETCH).optional(),
-  },
-  { error: 'must be an object with "group" and "topics"' },
-);
-
 const queueNameSchema = z.string({ error: 'must return a non-empty queue name' }).min(1, {
   error: 'must return a non-empty queue name',
 });
@@ -110,7 +101,7 @@ function planSubscription(
   options: ResolvedRabbitMqOptions,
   input: SubscribeOptions,
 ): { queues: ConsumedQueue[]; prefetch: number } {
-  const { group, topics, prefetch = options.prefetch } = parseOptions(subscribeSchema, input, '');
+  const { group, topics, prefetch = options.prefetch } = parseSubscribeOptions(input, MAX_PREFETCH);
   const byQueue = new Map<string, RabbitMqRoute[]>();
   for (const topic of topics) {
     const queue = parseOptions(queueNameSchema, options.queueForGroup(group, topic), 'queueForGroup');

@@ -1,0 +1,35 @@
+import { createNatsTransport, type NatsTransport } from '../../src/transports/nats/index.js';
+import { runTransportConformance } from '../conformance/transport-suite.js';
+import { testEnv, uniqueName } from '../support/env.js';
+import { NatsAdmin } from './fixtures/nats-admin.js';
+
+runTransportConformance(
+  'nats',
+  async () => {
+    // One stream per topic (named after it); groups ('g1', 'g2') are durable consumers on it.
+    const opened: NatsTransport[] = [];
+    const open = async (): Promise<NatsTransport> => {
+      const transport = await createNatsTransport({ url: testEnv.natsUrl, logger: null });
+      opened.push(transport);
+      if (!(await transport.waitUntilReady(10_000))) throw new Error('NATS transport not ready');
+      return transport;
+    };
+    const admin = await NatsAdmin.open();
+    const prepared = new Set<string>();
+    return {
+      transport: await open(),
+      uniqueTopic: (label) => uniqueName(label),
+      prepareTopic: async (topic) => {
+        if (prepared.has(topic)) return;
+        prepared.add(topic);
+        await admin.stream(topic);
+      },
+      openAnother: open,
+      teardown: async () => {
+        await Promise.all(opened.map((t) => t.close()));
+        await admin.close();
+      },
+    };
+  },
+  { unroutableDetection: true, persistent: true, redeliveryCount: true, checkpoint: false, orderedPerTopic: true },
+);
