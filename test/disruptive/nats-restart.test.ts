@@ -3,7 +3,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
 import { createNatsTransport } from '../../src/transports/nats/index.js';
-import { DeliveryLog, testMessage } from '../conformance/transport-suite.js';
+import { connect } from '@nats-io/transport-node';
+import { DeliveryLog, runBrokerFaultConformance, testMessage } from '../conformance/transport-suite.js';
 import { testEnv, uniqueName } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
 import { NatsAdmin } from '../transports/fixtures/nats-admin.js';
@@ -24,6 +25,17 @@ async function startNats(): Promise<void> {
   const start = nats().start;
   if (!start) throw new Error('cannot start nats-server here');
   await run(start.file, start.args, { timeout: 60_000 });
+}
+
+/** True once the server accepts a client connection. */
+async function probeNats(): Promise<boolean> {
+  try {
+    const nc = await connect({ servers: testEnv.natsUrl, reconnect: false, timeout: 1_000 });
+    await nc.close();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 afterAll(async () => {
@@ -71,4 +83,29 @@ it('reconnects after the server restarts, publishes and consumes again, and lose
 
   await transport.close();
   await admin.close();
+});
+
+runBrokerFaultConformance('nats', async () => {
+  const admin = await NatsAdmin.open();
+  const transport = await createNatsTransport({ url: testEnv.natsUrl, reconnectWaitMs: 100, logger: null });
+  if (!(await transport.waitUntilReady(10_000))) throw new Error('NATS transport not ready');
+  const prepared = new Set<string>();
+  return {
+    transport,
+    uniqueTopic: (label) => uniqueName(label),
+    prepareTopic: async (topic) => {
+      if (prepared.has(topic)) return;
+      prepared.add(topic);
+      await admin.stream(topic);
+    },
+    stopBroker: stopNats,
+    startBroker: async () => {
+      await startNats();
+      await waitFor('NATS to answer', () => probeNats(), 30_000, 100);
+    },
+    teardown: async () => {
+      await transport.close();
+      await admin.close();
+    },
+  };
 });

@@ -59,6 +59,7 @@ const PUBLIC: Record<string, readonly string[]> = {
     'runDoctor',
     'startAdminServer',
   ],
+  'surety/nats': ['createNatsQueueProbe', 'createNatsTransport', 'declareTopology', 'maxDeliveriesSubject'],
   'surety/testing': ['DeliveryLog', 'runBrokerFaultConformance', 'runTransportConformance', 'testMessage'],
 };
 
