@@ -73,6 +73,10 @@ async function probeFor(config: SuretyConfig): Promise<BrokerProbe | undefined> 
     const { createEmbeddedQueueProbe } = await import('../transports/embedded/queue-probe.js');
     return createEmbeddedQueueProbe({ path: t.path });
   }
+  if (t?.kind === 'nats' && t.url) {
+    const { createNatsQueueProbe } = await import('../transports/nats/queue-probe.js');
+    return createNatsQueueProbe({ url: t.url });
+  }
   if (t?.kind !== 'rabbitmq' || !t.url) return undefined;
   const { createRabbitMqQueueProbe } = await import('../transports/rabbitmq/queue-probe.js');
   return createRabbitMqQueueProbe({ url: t.url, ...(t.managementUrl ? { managementUrl: t.managementUrl } : {}) });

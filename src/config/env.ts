@@ -39,7 +39,7 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
     kind: 'string',
     description: 'PostgreSQL schema (of every database)',
   },
-  { name: 'SURETY_TRANSPORT', path: 'transport.kind', kind: 'string', description: 'rabbitmq or embedded' },
+  { name: 'SURETY_TRANSPORT', path: 'transport.kind', kind: 'string', description: 'rabbitmq, nats or embedded' },
   {
     name: 'SURETY_AMQP_URL',
     path: 'transport.url',
@@ -51,6 +51,12 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
     path: 'transport.managementUrl',
     kind: 'urls',
     description: 'RabbitMQ management API URL (comma-separated: one per node)',
+  },
+  {
+    name: 'SURETY_NATS_URL',
+    path: 'transport.url',
+    kind: 'urls',
+    description: 'NATS server URL (comma-separated: one per cluster server)',
   },
   { name: 'SURETY_LOG_PATH', path: 'transport.path', kind: 'string', description: 'embedded log file' },
   { name: 'SURETY_QUEUES', path: 'transport.queues', kind: 'list', description: 'comma-separated queue names' },

@@ -41,7 +41,7 @@ export interface LoadedConfig {
  * the file.
  * @example
  * const { config } = await loadConfig({ file: 'surety.yaml' });
- * // config error at transport.kind: must be one of rabbitmq, embedded (got "kafka")
+ * // config error at transport.kind: must be one of rabbitmq, embedded, nats (got "sqs")
  */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const env = options.env ?? process.env;
@@ -99,6 +99,8 @@ function inferTransportKind(raw: Record<string, unknown>): void {
   if (t === null || typeof t !== 'object' || Array.isArray(t)) return;
   const transport = t as Record<string, unknown>;
   if (transport.kind !== undefined) return;
-  if (transport.url !== undefined && transport.path === undefined) transport.kind = 'rabbitmq';
+  const url = [transport.url].flat()[0];
+  if (typeof url === 'string' && /^(nats|tls):\/\//.test(url) && transport.path === undefined) transport.kind = 'nats';
+  else if (transport.url !== undefined && transport.path === undefined) transport.kind = 'rabbitmq';
   else if (transport.path !== undefined && transport.url === undefined) transport.kind = 'embedded';
 }

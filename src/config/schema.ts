@@ -7,34 +7,69 @@ import { nodeUrlsSchema } from './node-urls.js';
 
 const positive = z.number().int().min(1);
 
+/** Brokers the CLI can open from a config file; code can use any transport. */
+export const TRANSPORT_KINDS = ['rabbitmq', 'embedded', 'nats'] as const;
+type TransportKind = (typeof TRANSPORT_KINDS)[number];
+
+const urls = z.union([z.string(), z.array(z.string())], { error: 'must be a URL or a list of them, one per node' });
+
+/** What `url` holds for each kind that has one, and the keys only some kinds read. */
+const URL_HINT: Partial<Record<TransportKind, string>> = {
+  rabbitmq: 'amqp://user:pass@host:5672/vhost',
+  nats: 'nats://host:4222, or a list of servers',
+};
+const KIND_KEYS = {
+  exchange: ['rabbitmq'],
+  managementUrl: ['rabbitmq'],
+  path: ['embedded'],
+  subjectPrefix: ['nats'],
+  ackWaitMs: ['nats'],
+  maxDeliver: ['nats'],
+} as const satisfies Record<string, readonly TransportKind[]>;
+
+const natsUrl = z.string().regex(/^(nats|tls):\/\//, { error: 'must start with nats:// or tls://' });
+
 const transport = z
   .strictObject({
-    kind: z.enum(['rabbitmq', 'embedded']),
-    /** RabbitMQ: `amqp://user:pass@host:5672/vhost`, or a list, one per cluster node. */
-    url: nodeUrlsSchema('amqp', 'transport.url').optional(),
+    kind: z.enum(TRANSPORT_KINDS),
+    /** RabbitMQ: `amqp://user:pass@host:5672/vhost`; NATS: `nats://host:4222`; or a list, one per cluster node. */
+    url: urls.optional(),
     /** RabbitMQ: the exchange topics are published to. */
-    exchange: z.string().min(1).default('surety'),
+    exchange: z.string().min(1).optional(),
     /** RabbitMQ management API (or a list, one per node), for unacked counts and policies in `surety doctor`. */
     managementUrl: nodeUrlsSchema('http', 'transport.managementUrl').optional(),
     /** Embedded: the log file. */
     path: z.string().min(1).optional(),
-    /** The consumers' queues, checked by `surety doctor`. */
+    /** NATS: subjects are `<subjectPrefix>.<topic>` (default: the topic itself). */
+    subjectPrefix: z.string().min(1).optional(),
+    /** NATS: how long JetStream waits for an ack before redelivering. */
+    ackWaitMs: duration(100).optional(),
+    /** NATS: deliveries before JetStream gives up on a message and Surety records it as a dead letter. */
+    maxDeliver: z.number().int().min(2).optional(),
+    /** The consumers' queues (NATS: `<stream>.<consumer>`), checked by `surety doctor`. */
     queues: z.array(z.string().min(1)).default([]),
     /** Whether producers publish persistent messages (Surety's relay always does). */
     persistent: z.boolean().default(true),
   })
   .superRefine((t, ctx) => {
-    const require = (key: 'url' | 'path', why: string) =>
-      t[key] === undefined && ctx.addIssue({ code: 'custom', path: [key], message: why });
-    const refuse = (key: 'url' | 'path' | 'managementUrl') =>
-      t[key] !== undefined && ctx.addIssue({ code: 'custom', path: [key], message: `is not used by kind "${t.kind}"` });
-    if (t.kind === 'rabbitmq') {
-      require('url', 'is required for kind "rabbitmq" (amqp://user:pass@host:5672/vhost)');
-      refuse('path');
+    const hint = URL_HINT[t.kind];
+    if (hint === undefined) {
+      if (t.url !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['url'], message: `is not used by kind "${t.kind}"` });
+    } else if (t.url === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['url'], message: `is required for kind "${t.kind}" (${hint})` });
     } else {
-      require('path', 'is required for kind "embedded" (the log file)');
-      refuse('url');
-      refuse('managementUrl');
+      const rules =
+        t.kind === 'rabbitmq' ? nodeUrlsSchema('amqp', 'transport.url') : z.union([natsUrl, z.array(natsUrl).min(1)]);
+      // Passed on as they are, so that the message shows the value as the url's own check would.
+      for (const issue of rules.safeParse(t.url).error?.issues ?? [])
+        ctx.addIssue({ ...issue, path: ['url', ...issue.path] } as Parameters<typeof ctx.addIssue>[0]);
+    }
+    if (t.kind === 'embedded' && t.path === undefined)
+      ctx.addIssue({ code: 'custom', path: ['path'], message: 'is required for kind "embedded" (the log file)' });
+    for (const [key, kinds] of Object.entries(KIND_KEYS) as [keyof typeof KIND_KEYS, readonly TransportKind[]][]) {
+      if (t[key] !== undefined && !kinds.includes(t.kind))
+        ctx.addIssue({ code: 'custom', path: [key], message: `is not used by kind "${t.kind}"` });
     }
   });
 

@@ -85,6 +85,32 @@ doctor:
     expect(config.transport).toMatchObject({ kind: 'embedded', path: join(process.cwd(), 'log.sqlite') });
   });
 
+  it('takes NATS from SURETY_NATS_URL or the file, and refuses what NATS does not read', async () => {
+    const fromEnv = await loadConfig({
+      env: { SURETY_DATABASE_URL: 'sqlite:x.db', SURETY_NATS_URL: 'nats://n-a:4222,nats://n-b:4222' },
+    });
+    expect(fromEnv.config.transport).toMatchObject({ kind: 'nats', url: ['nats://n-a:4222', 'nats://n-b:4222'] });
+    const path = file(
+      'nats.yaml',
+      'database: { url: "sqlite:x.db" }\ntransport: { kind: nats, url: nats://n:4222, subjectPrefix: shop, ackWaitMs: 30s, maxDeliver: 5 }\n',
+    );
+    expect((await loadConfig({ file: path, env: {} })).config.transport).toMatchObject({
+      kind: 'nats',
+      subjectPrefix: 'shop',
+      ackWaitMs: 30_000,
+      maxDeliver: 5,
+    });
+    const bad = file(
+      'nats-bad.yaml',
+      'database: { url: "sqlite:x.db" }\ntransport: { kind: nats, url: "amqp://mq:5672", exchange: shop, maxDeliver: 1 }\n',
+    );
+    expect((await configProblem({ file: bad, env: {} })).split('\n')).toEqual([
+      'config error at transport.maxDeliver: must be at least 2 (got 1)',
+      'config error at transport.url: must start with nats:// or tls:// (got "amqp://mq:5672")',
+      'config error at transport.exchange: is not used by kind "nats"',
+    ]);
+  });
+
   it('takes several RabbitMQ nodes: a list in the file, comma-separated in SURETY_AMQP_URL', async () => {
     const path = file(
       'cluster.yaml',
@@ -137,7 +163,7 @@ transport:
     const bad = file(
       'bad.yaml',
       `database: { url: "postgres://app:hunter2@db/app" }
-transport: { kind: kafka }
+transport: { kind: sqs }
 consol: { enabled: true }
 console:
   port: 70000
@@ -148,7 +174,7 @@ doctor: { relayStaleMs: soon }
     );
     const message = await configProblem({ file: bad, env: {} });
     expect(message.split('\n')).toEqual([
-      'config error at transport.kind: must be one of rabbitmq, embedded (got "kafka")',
+      'config error at transport.kind: must be one of rabbitmq, embedded, nats (got "sqs")',
       'config error at relay.batchSize: must be at least 1 (got 0)',
       'config error at console.port: must be at most 65535 (got 70000)',
       'config error at console.tokens[0].role: must be one of viewer, operator',
@@ -169,11 +195,11 @@ doctor: { relayStaleMs: soon }
     );
     expect(
       await configProblem({
-        env: { SURETY_DATABASE_URL: 'sqlite:x', SURETY_CONSOLE_PORT: 'eighty', SURETY_TRANSPORT: 'nats' },
+        env: { SURETY_DATABASE_URL: 'sqlite:x', SURETY_CONSOLE_PORT: 'eighty', SURETY_TRANSPORT: 'sqs' },
       }),
     ).toBe(
       [
-        'config error at transport.kind (from SURETY_TRANSPORT): must be one of rabbitmq, embedded (got "nats")',
+        'config error at transport.kind (from SURETY_TRANSPORT): must be one of rabbitmq, embedded, nats (got "sqs")',
         'config error at console.port (from SURETY_CONSOLE_PORT): must be a number (got "eighty")',
       ].join('\n'),
     );
@@ -209,11 +235,13 @@ doctor: { relayStaleMs: soon }
   });
 
   it('a bad config stops every command with exit code 2 before it touches anything', async () => {
-    const bad = file('cli-bad.yaml', 'database: { url: "sqlite::memory:" }\ntransport: { kind: kafka }\n');
+    const bad = file('cli-bad.yaml', 'database: { url: "sqlite::memory:" }\ntransport: { kind: sqs }\n');
     for (const args of [['migrate'], ['doctor'], ['dlq', 'list'], ['outbox', 'list'], ['audit'], ['start']]) {
       const res = await runCli([...args, '--config', bad]);
       expect({ args, code: res.code }).toEqual({ args, code: 2 });
-      expect(res.err).toBe('surety: config error at transport.kind: must be one of rabbitmq, embedded (got "kafka")\n');
+      expect(res.err).toBe(
+        'surety: config error at transport.kind: must be one of rabbitmq, embedded, nats (got "sqs")\n',
+      );
     }
     const viaEnv = await runCli(['dlq', 'list'], { SURETY_CONFIG: bad });
     expect(viaEnv.code).toBe(2);

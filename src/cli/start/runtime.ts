@@ -104,7 +104,17 @@ async function openTransport(config: SuretyConfig, logger: Logger): Promise<Tran
   if (!t) throw new ConfigError([{ path: 'transport', message: 'is required when relay.enabled is true' }]);
   if (t.kind === 'rabbitmq') {
     const { createRabbitMqTransport } = await import('../../transports/rabbitmq/index.js');
-    return createRabbitMqTransport({ url: t.url!, exchange: t.exchange, logger });
+    return createRabbitMqTransport({ url: t.url!, exchange: t.exchange ?? 'surety', logger });
+  }
+  if (t.kind === 'nats') {
+    const { createNatsTransport } = await import('../../transports/nats/index.js');
+    return createNatsTransport({
+      url: t.url!,
+      logger,
+      ...(t.subjectPrefix === undefined ? {} : { subjectPrefix: t.subjectPrefix }),
+      ...(t.ackWaitMs === undefined ? {} : { ackWaitMs: t.ackWaitMs }),
+      ...(t.maxDeliver === undefined ? {} : { maxDeliver: t.maxDeliver }),
+    });
   }
   const { createEmbeddedTransport } = await import('../../transports/embedded/index.js');
   return createEmbeddedTransport({ path: t.path!, logger });
