@@ -4,7 +4,7 @@ import * as inbox from '../../src/stores/mysql/inbox-sql.js';
 import * as sql from '../../src/stores/mysql/outbox-sql.js';
 import { insertDeadLetterEvents } from '../../src/stores/sql/admin-sql.js';
 import { rescheduleTransition, resolveTransition } from '../../src/stores/sql/dead-letter-transition.js';
-import { insertValues, leasedInsertValues } from '../../src/stores/sql/outbox-row.js';
+import { insertValues } from '../../src/stores/sql/outbox-row.js';
 import {
   PlanLayout,
   runHotPathPlanConformance,
@@ -54,14 +54,6 @@ runHotPathPlanConformance('mysql', async () => {
       { label: 'bump key_seq', text: sql.bumpKeySeq(t), values: ['k7'], rows: 1 },
       { label: 'read key_seq', text: sql.selectKeySeq(t), values: ['k7'], rows: 1 },
     ],
-    'outbox.add (leased, handoff)': [
-      {
-        label: 'insert already claimed',
-        text: sql.insertOutboxLeased(t),
-        values: leasedInsertValues(row, { until: L.leaseEnd, owner: L.owner }),
-        rows: 1,
-      },
-    ],
     'relay.lockedClaim': 'MySQL relays claim with leases only',
     'relay.leaseClaim': [
       ...[false, true].map((ordered) => ({
@@ -95,23 +87,6 @@ runHotPathPlanConformance('mysql', async () => {
         label: 'release',
         text: sql.releaseClaims(t, seqs.length),
         values: [L.now, L.owner, ...seqs],
-        rows: seqs.length,
-      },
-    ],
-    'relay.releaseLeased': [
-      {
-        label: 'releaseLeased',
-        text: sql.releaseLeased(t, seqs.length),
-        values: [L.now, L.owner, ...seqs.flatMap((s) => [s, L.outboxMessageId(s), L.leaseEnd])],
-        rows: seqs.length,
-      },
-    ],
-    'relay.countRows': [
-      { label: 'one row', text: sql.countRows(t, 1), values: [seqs[0], L.outboxMessageId(seqs[0]!)], rows: 1 },
-      {
-        label: 'a batch',
-        text: sql.countRows(t, seqs.length),
-        values: seqs.flatMap((s) => [s, L.outboxMessageId(s)]),
         rows: seqs.length,
       },
     ],

@@ -1,7 +1,7 @@
 import * as dl from '../../src/stores/postgres/dead-letter-sql.js';
 import * as inbox from '../../src/stores/postgres/inbox-sql.js';
 import * as sql from '../../src/stores/postgres/outbox-sql.js';
-import { insertValues, leasedInsertValues } from '../../src/stores/sql/outbox-row.js';
+import { insertValues } from '../../src/stores/sql/outbox-row.js';
 import {
   PlanLayout,
   runHotPathPlanConformance,
@@ -19,7 +19,6 @@ runHotPathPlanConformance('postgres', async () => {
   const t = store.tables;
   const L = layout;
   const seqs = L.heldSeqs;
-  const ids = seqs.map((s) => L.outboxMessageId(s));
   const row = { ...newRow(), messageId: L.newMessageId(1) };
   const failure = (seq: number) => ({
     seq,
@@ -65,14 +64,6 @@ runHotPathPlanConformance('postgres', async () => {
       },
     ],
     'outbox.add (ordered)': [{ label: 'next key_seq', text: sql.nextKeySeq(t), values: ['k7'], rows: 1 }],
-    'outbox.add (leased, handoff)': [
-      {
-        label: 'insert already claimed',
-        text: sql.insertOutboxLeased(t),
-        values: leasedInsertValues(row, { until: L.leaseEnd, owner: L.owner }),
-        rows: 1,
-      },
-    ],
     'relay.lockedClaim': [false, true].map((ordered) => ({
       label: ordered ? 'ordered' : 'unordered',
       text: sql.lockDueOutbox(t, ordered),
@@ -120,19 +111,6 @@ runHotPathPlanConformance('postgres', async () => {
         rows: seqs.length,
         settings: forced,
       },
-    ],
-    'relay.releaseLeased': [
-      {
-        label: 'releaseLeased',
-        text: sql.releaseLeased(t),
-        values: [L.owner, L.now, seqs, ids, seqs.map(() => L.leaseEnd)],
-        rows: seqs.length,
-        settings: forced,
-      },
-    ],
-    'relay.countRows': [
-      { label: 'one row', text: sql.countRow(t), values: [seqs[0], ids[0]], rows: 1 },
-      { label: 'a batch', text: sql.countRows(t), values: [seqs, ids], rows: seqs.length },
     ],
     'relay.purgeSent': [
       {

@@ -4,7 +4,7 @@ import * as sql from '../../src/stores/sqlite/outbox-sql.js';
 import { adminDialect } from '../../src/stores/sqlite/admin-sql.js';
 import { insertDeadLetterEvents } from '../../src/stores/sql/admin-sql.js';
 import { rescheduleTransition, resolveTransition } from '../../src/stores/sql/dead-letter-transition.js';
-import { insertValues, leasedInsertValues } from '../../src/stores/sql/outbox-row.js';
+import { insertValues } from '../../src/stores/sql/outbox-row.js';
 import {
   PlanLayout,
   runHotPathPlanConformance,
@@ -48,14 +48,6 @@ runHotPathPlanConformance('sqlite', async () => {
       },
     ],
     'outbox.add (ordered)': [{ label: 'next key_seq', text: sql.nextKeySeq(t), values: ['k7'], rows: 1 }],
-    'outbox.add (leased, handoff)': [
-      {
-        label: 'insert already claimed',
-        text: sql.insertOutboxLeased(t),
-        values: leasedInsertValues(row, { until: L.leaseEnd, owner: L.owner }),
-        rows: 1,
-      },
-    ],
     'relay.lockedClaim': 'SQLite relays claim with leases only',
     'relay.leaseClaim': [
       ...[false, true].map((ordered) => ({
@@ -77,15 +69,6 @@ runHotPathPlanConformance('sqlite', async () => {
       { label: 'attempt', text: sql.insertAttempt(t), values: [1, L.now, 'failed', 'boom', L.owner, seq], rows: 1 },
     ],
     'relay.release': [{ label: 'one row', text: sql.releaseRow(t), values: [L.now, seq, L.owner], rows: 1 }],
-    'relay.releaseLeased': [
-      {
-        label: 'one row',
-        text: sql.releaseLeasedRow(t),
-        values: [L.now, seq, L.outboxMessageId(seq), L.leaseEnd, L.owner],
-        rows: 1,
-      },
-    ],
-    'relay.countRows': [{ label: 'one row', text: sql.countRow(t), values: [seq, L.outboxMessageId(seq)], rows: 1 }],
     'relay.purgeSent': [
       { label: 'select', text: sql.selectSent(t, prefix), values: [L.sentBefore, L.purgeBatch], rows: L.purgeBatch },
       { label: 'delete a row', text: sql.deleteSent(t), values: [1], rows: 1 },

@@ -10,11 +10,12 @@ import type { TableNames } from './naming.js';
 import type { OwnConnection } from './own-connection.js';
 import { createVersionGuardStore, type VersionGuardStatements } from './version-guards.js';
 
-/** What a dialect gives: its outbox concern, which holds the store's connection, and its consumer statements. */
-export interface DialectStore extends OutboxStore, Pick<Store, 'migrate' | 'close'> {
+/** What a dialect gives: its outbox concern, its connection, its consumer statements and its admin context. */
+export interface DialectParts<O extends OutboxStore> extends Pick<Store, 'migrate' | 'close'> {
+  readonly outbox: O;
   readonly tables: TableNames;
-  /** The store's own connection, as the shared consumer concerns use it. */
-  readonly ownConnection: OwnConnection;
+  /** The store's own connection, as the shared concerns use it. */
+  readonly connection: OwnConnection;
   readonly consumerSql: {
     readonly inbox: InboxStatements;
     readonly deadLetters: DeadLetterStatements;
@@ -27,20 +28,21 @@ export interface DialectStore extends OutboxStore, Pick<Store, 'migrate' | 'clos
  * Freezes a dialect's parts into a store of concern objects, the inbox, dead-letter, version-guard,
  * admin and heartbeat concerns shared by every SQL dialect, with the dialect's name and extras (its pool, table names).
  */
-export function composeStore<D extends DialectStore, X extends Pick<Store, 'dialect'>>(
-  core: D,
+export function composeStore<O extends OutboxStore, X extends Pick<Store, 'dialect'>>(
+  parts: DialectParts<O>,
   extras: X,
-): Readonly<X & Omit<Store, 'dialect' | 'outbox'> & { readonly outbox: D }> {
+): Readonly<X & Omit<Store, 'dialect' | 'outbox'> & { readonly outbox: O }> {
+  const { outbox, connection, consumerSql } = parts;
   return Object.freeze({
     ...extras,
-    outbox: core,
-    inbox: createInboxStore(core.ownConnection, core.consumerSql.inbox),
-    deadLetters: createDeadLetterStore(core.ownConnection, core.consumerSql.deadLetters, core.tables),
-    versionGuards: createVersionGuardStore(core.ownConnection, core.consumerSql.versionGuards),
-    heartbeats: createHeartbeatStore(core.adminContext),
-    admin: createAdminStore(core.adminContext),
-    transaction: <T>(work: (tx: SqlExecutor) => Promise<T>) => core.transaction(work),
-    migrate: () => core.migrate(),
-    close: () => core.close(),
+    outbox,
+    inbox: createInboxStore(connection, consumerSql.inbox),
+    deadLetters: createDeadLetterStore(connection, consumerSql.deadLetters, parts.tables),
+    versionGuards: createVersionGuardStore(connection, consumerSql.versionGuards),
+    heartbeats: createHeartbeatStore(parts.adminContext),
+    admin: createAdminStore(parts.adminContext),
+    transaction: <T>(work: (tx: SqlExecutor) => Promise<T>) => outbox.transaction(work),
+    migrate: () => parts.migrate(),
+    close: () => parts.close(),
   });
 }

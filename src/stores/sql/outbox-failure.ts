@@ -1,14 +1,13 @@
 import type { FailureUpdate } from '../../ports/outbox-store.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
-import type { TableNames } from './naming.js';
 import { clipError } from './outbox-row.js';
 
 /** The two statements of a failed publish in a dialect with `?` placeholders (each dialect's `outbox-sql.ts`). */
 export interface OutboxFailureSql {
   /** ? attempts, ? next attempt at, ? status, ? error, ? seq, ? owner. */
-  recordFailure(t: TableNames): string;
+  readonly recordFailure: string;
   /** ? attempt, ? at, ? outcome, ? error, ? actor, ? seq. */
-  insertAttempt(t: TableNames): string;
+  readonly insertAttempt: string;
 }
 
 /**
@@ -16,14 +15,9 @@ export interface OutboxFailureSql {
  * CTE (MySQL, SQLite), so both commit together. False when the row is no longer the owner's to
  * update (its claim was lost), and then no history row is written; nor is one for an uncharged failure.
  */
-export async function recordOutboxFailure(
-  tx: SqlExecutor,
-  sql: OutboxFailureSql,
-  t: TableNames,
-  u: FailureUpdate,
-): Promise<boolean> {
+export async function recordOutboxFailure(tx: SqlExecutor, sql: OutboxFailureSql, u: FailureUpdate): Promise<boolean> {
   const error = clipError(u.error);
-  const res = await tx.query(sql.recordFailure(t), [
+  const res = await tx.query(sql.recordFailure, [
     u.attempts,
     u.nextAttemptAt,
     u.dead ? 'dead' : 'pending',
@@ -33,7 +27,7 @@ export async function recordOutboxFailure(
   ]);
   if (res.rowCount !== 1) return false;
   if (u.charged === false) return true; // attempts unchanged: not an attempt, so no history row
-  await tx.query(sql.insertAttempt(t), [
+  await tx.query(sql.insertAttempt, [
     u.attempts,
     u.now ?? Date.now(),
     u.dead ? 'dead' : 'failed',
