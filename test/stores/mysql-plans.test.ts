@@ -4,6 +4,7 @@ import * as inbox from '../../src/stores/mysql/inbox-sql.js';
 import * as sql from '../../src/stores/mysql/outbox-sql.js';
 import { insertDeadLetterEvents } from '../../src/stores/sql/admin-sql.js';
 import { rescheduleTransition, resolveTransition } from '../../src/stores/sql/dead-letter-transition.js';
+import { stepwiseFailureSql } from '../../src/stores/sql/outbox-failure.js';
 import { insertValues } from '../../src/stores/sql/outbox-row.js';
 import {
   PlanLayout,
@@ -76,11 +77,16 @@ runHotPathPlanConformance('mysql', async () => {
     'relay.recordFailure': [
       {
         label: 'update',
-        text: sql.recordFailure(t),
+        text: stepwiseFailureSql(t).recordFailure,
         values: [1, L.now + 1, 'pending', 'boom', seqs[0], L.owner],
         rows: 1,
       },
-      { label: 'attempt', text: sql.insertAttempt(t), values: [1, L.now, 'failed', 'boom', L.owner, seqs[0]], rows: 1 },
+      {
+        label: 'attempt',
+        text: stepwiseFailureSql(t).insertAttempt,
+        values: [1, L.now, 'failed', 'boom', L.owner, seqs[0]],
+        rows: 1,
+      },
     ],
     'relay.release': [
       {

@@ -4,6 +4,7 @@ import * as sql from '../../src/stores/sqlite/outbox-sql.js';
 import { adminDialect } from '../../src/stores/sqlite/admin-sql.js';
 import { insertDeadLetterEvents } from '../../src/stores/sql/admin-sql.js';
 import { rescheduleTransition, resolveTransition } from '../../src/stores/sql/dead-letter-transition.js';
+import { stepwiseFailureSql } from '../../src/stores/sql/outbox-failure.js';
 import { insertValues } from '../../src/stores/sql/outbox-row.js';
 import {
   PlanLayout,
@@ -62,11 +63,16 @@ runHotPathPlanConformance('sqlite', async () => {
     'relay.recordFailure': [
       {
         label: 'update',
-        text: sql.recordFailure(t),
+        text: stepwiseFailureSql(t).recordFailure,
         values: [1, L.now + 1, 'pending', 'boom', seq, L.owner],
         rows: 1,
       },
-      { label: 'attempt', text: sql.insertAttempt(t), values: [1, L.now, 'failed', 'boom', L.owner, seq], rows: 1 },
+      {
+        label: 'attempt',
+        text: stepwiseFailureSql(t).insertAttempt,
+        values: [1, L.now, 'failed', 'boom', L.owner, seq],
+        rows: 1,
+      },
     ],
     'relay.release': [{ label: 'one row', text: sql.releaseRow(t), values: [L.now, seq, L.owner], rows: 1 }],
     'relay.purgeSent': [

@@ -1,5 +1,6 @@
 import type { TableNames } from '../sql/naming.js';
 import type { OutboxStatements } from '../sql/outbox.js';
+import { stepwiseFailureSql } from '../sql/outbox-failure.js';
 import { insertValues, OUTBOX_COLUMNS } from '../sql/outbox-row.js';
 import { isDuplicateKey } from './errors.js';
 
@@ -81,17 +82,6 @@ export const markSent = (t: TableNames, count: number) => `UPDATE ${t.outbox}
 SET status = 'sent', sent_at = ?, claimed_by = NULL
 WHERE seq IN (${list(count)}) AND status = 'pending'`;
 
-/** ? attempts, ? next attempt, ? status, ? error, ? seq, ? owner. */
-export const recordFailure = (t: TableNames) => `UPDATE ${t.outbox}
-SET attempts = ?, next_attempt_at = ?, status = ?, last_error = ?, claimed_by = NULL
-WHERE seq = ? AND claimed_by = ? AND status = 'pending'`;
-
-/** ? attempt, ? at, ? outcome, ? error, ? actor, ? seq. After recordFailure, in its transaction (which holds the row). */
-export const insertAttempt = (
-  t: TableNames,
-) => `INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor)
-SELECT message_id, ?, ?, ?, ?, ? FROM ${t.outbox} WHERE seq = ?`;
-
 /** ? now, ? owner, then `count` seqs. */
 export const releaseClaims = (t: TableNames, count: number) => `UPDATE ${t.outbox}
 SET next_attempt_at = ?, claimed_by = NULL
@@ -158,7 +148,7 @@ export function outboxStatements(t: TableNames, prefix: string): OutboxStatement
     },
     markSent: { statement: (seqs, now) => one(markSent(t, seqs.length), now, ...seqs) },
     release: { statement: (seqs, owner, now) => one(releaseClaims(t, seqs.length), now, owner, ...seqs) },
-    recordFailure: { mode: 'stepwise', sql: { recordFailure: recordFailure(t), insertAttempt: insertAttempt(t) } },
+    recordFailure: { mode: 'stepwise', sql: stepwiseFailureSql(t) },
     // In one READ COMMITTED transaction (no gap locks to stall the relay).
     purgeSent: {
       mode: 'stepwise',

@@ -1,11 +1,11 @@
-import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { DriverMissingError, SuretyError } from '../../core/errors.js';
+import { SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
 import type { Store } from '../../ports/store.js';
 import { applyMigrations } from '../sql/apply-migrations.js';
 import { composeStore } from '../sql/compose-store.js';
 import { checkIdentifier, tableNames, type TableNames } from '../sql/naming.js';
+import { loadDriver } from '../sql/load-driver.js';
 import { createOutboxStore } from '../sql/outbox.js';
 import * as adminSql from './admin-sql.js';
 import { mysqlConnection } from './connection.js';
@@ -63,19 +63,13 @@ export async function createMysqlStore(options: MysqlStoreOptions): Promise<Mysq
       : (o.pool as MysqlPoolLike | undefined);
   let ownsPool = false;
   if (!pool) {
-    pool = loadMysql2().createPool({ uri: o.uri, connectionLimit: o.poolSize }) as unknown as MysqlPoolLike;
+    pool = loadDriver<typeof import('mysql2/promise')>('mysql2/promise', 'mysql2').createPool({
+      uri: o.uri,
+      connectionLimit: o.poolSize,
+    }) as unknown as MysqlPoolLike;
     ownsPool = true;
   }
   return mysqlStore(pool, ownsPool, o.tablePrefix);
-}
-
-function loadMysql2(): typeof import('mysql2/promise') {
-  try {
-    const require = createRequire(import.meta.url);
-    return require('mysql2/promise') as typeof import('mysql2/promise');
-  } catch (err) {
-    throw new DriverMissingError('mysql2', { cause: err });
-  }
 }
 
 /** @deprecated Renamed {@link createMysqlStore}, since it returns the whole store; removed in the next minor version. */

@@ -1,12 +1,12 @@
-import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { DriverMissingError, SuretyError } from '../../core/errors.js';
+import { SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
 import type { OutboxStore } from '../../ports/outbox-store.js';
 import type { Store } from '../../ports/store.js';
 import { applyMigrations } from '../sql/apply-migrations.js';
 import { composeStore } from '../sql/compose-store.js';
 import { checkIdentifier, tableNames, type TableNames } from '../sql/naming.js';
+import { loadDriver } from '../sql/load-driver.js';
 import { createOutboxStore } from '../sql/outbox.js';
 import * as adminSql from './admin-sql.js';
 import { listenForCommits } from './commit-listener.js';
@@ -87,7 +87,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   let pool = o.pool;
   let ownsPool = false;
   if (!pool) {
-    const pg = loadPg();
+    const pg = loadDriver<typeof import('pg')>('pg');
     pool = new pg.Pool({
       connectionString: o.connectionString,
       max: o.poolSize,
@@ -101,15 +101,6 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const channel =
     o.notifyChannel ?? `${o.schema ? `${o.schema}_` : ''}${o.tablePrefix}outbox`.slice(0, 63).toLowerCase();
   return postgresStore(pool, ownsPool, o.schema, o.tablePrefix, channel);
-}
-
-function loadPg(): typeof import('pg') {
-  try {
-    const require = createRequire(import.meta.url);
-    return require('pg') as typeof import('pg');
-  } catch (err) {
-    throw new DriverMissingError('pg', { cause: err });
-  }
 }
 
 /** @deprecated Renamed {@link createPostgresStore}, since it returns the whole store; removed in the next minor version. */

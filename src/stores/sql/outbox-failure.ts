@@ -1,14 +1,27 @@
 import type { FailureUpdate } from '../../ports/outbox-store.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
+import type { TableNames } from './naming.js';
 import { clipError } from './outbox-row.js';
 
-/** The two statements of a failed publish in a dialect with `?` placeholders (each dialect's `outbox-sql.ts`). */
+/** The two statements of a failed publish in a dialect with `?` placeholders (see {@link stepwiseFailureSql}). */
 export interface OutboxFailureSql {
   /** ? attempts, ? next attempt at, ? status, ? error, ? seq, ? owner. */
   readonly recordFailure: string;
   /** ? attempt, ? at, ? outcome, ? error, ? actor, ? seq. */
   readonly insertAttempt: string;
 }
+
+/**
+ * The two statements in the dialects that take `?` placeholders (MySQL, SQLite). The history row
+ * is written after the update, in its transaction, which holds the row.
+ */
+export const stepwiseFailureSql = (t: TableNames): OutboxFailureSql => ({
+  recordFailure: `UPDATE ${t.outbox}
+SET attempts = ?, next_attempt_at = ?, status = ?, last_error = ?, claimed_by = NULL
+WHERE seq = ? AND claimed_by = ? AND status = 'pending'`,
+  insertAttempt: `INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor)
+SELECT message_id, ?, ?, ?, ?, ? FROM ${t.outbox} WHERE seq = ?`,
+});
 
 /**
  * Records a failed publish and its history row in `tx`, for the dialects without a data-modifying

@@ -4,7 +4,7 @@ import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import { AsyncMutex } from './async-mutex.js';
 import { recordOutboxFailure, type OutboxFailureSql } from './outbox-failure.js';
 import { toOutboxRow } from './outbox-row.js';
-import { runIn, type HotStatement, type OwnConnection } from './own-connection.js';
+import { rangeRows, runIn, type HotStatement, type OneOrStepwise, type OwnConnection } from './own-connection.js';
 import { purgeSentStepwise, type SentPurgeSql } from './sent-purge.js';
 import type { Statement } from './sql-dialect.js';
 import { statsFromRows } from './stats.js';
@@ -46,14 +46,14 @@ export interface OutboxStatements {
    * `heldBack` returns; then `take` them. The claimed rows are the ones `take` returns, or without
    * `returnsRows`, the selected ones with the lease written.
    */
-  readonly claim:
-    | { readonly mode: 'one'; statement(req: ClaimRequest): Statement }
-    | {
-        readonly mode: 'stepwise';
-        select(req: ClaimRequest): Statement;
-        heldBack?(seqs: readonly number[]): Statement;
-        readonly take: SeqsStatement<[ClaimRequest]> & { readonly returnsRows: boolean };
-      };
+  readonly claim: OneOrStepwise<
+    ClaimRequest,
+    {
+      select(req: ClaimRequest): Statement;
+      heldBack?(seqs: readonly number[]): Statement;
+      readonly take: SeqsStatement<[ClaimRequest]> & { readonly returnsRows: boolean };
+    }
+  >;
   /** Marks pending rows sent at `now`. */
   readonly markSent: SeqsStatement<[now: number]>;
   /** Makes `owner`'s claimed rows due at `now`. */
@@ -179,14 +179,7 @@ export function createOutboxStore(db: OwnConnection, sql: OutboxStatements, edge
     },
 
     async claim(req) {
-      const { claim } = sql;
-      let rows: Record<string, unknown>[];
-      if (claim.mode === 'one') {
-        const s = claim.statement(req);
-        rows = (await db.runRange(s.text, s.values)).rows;
-      } else {
-        rows = await db.transaction((tx) => claimStepwise(tx, claim, req));
-      }
+      const rows = await rangeRows(db, sql.claim, req, claimStepwise);
       return rows.map(toOutboxRow).sort((a, b) => a.seq - b.seq);
     },
 

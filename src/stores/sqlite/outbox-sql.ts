@@ -1,5 +1,6 @@
 import type { TableNames } from '../sql/naming.js';
 import type { OutboxStatements } from '../sql/outbox.js';
+import { stepwiseFailureSql } from '../sql/outbox-failure.js';
 import { insertValues, OUTBOX_COLUMNS } from '../sql/outbox-row.js';
 
 /**
@@ -60,17 +61,6 @@ export const markSentRow = (t: TableNames) => `UPDATE ${t.outbox}
 SET status = 'sent', sent_at = ?, claimed_by = NULL
 WHERE seq = ? AND status = 'pending'`;
 
-/** ? attempts, ? next attempt, ? status, ? error, ? seq, ? owner. */
-export const recordFailure = (t: TableNames) => `UPDATE ${t.outbox}
-SET attempts = ?, next_attempt_at = ?, status = ?, last_error = ?, claimed_by = NULL
-WHERE seq = ? AND claimed_by = ? AND status = 'pending'`;
-
-/** ? attempt, ? at, ? outcome, ? error, ? actor, ? seq. After recordFailure, in its transaction. */
-export const insertAttempt = (
-  t: TableNames,
-) => `INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor)
-SELECT message_id, ?, ?, ?, ?, ? FROM ${t.outbox} WHERE seq = ?`;
-
 /** ? now, ? owner, ? seq: due again at once. */
 export const releaseRow = (t: TableNames) => `UPDATE ${t.outbox}
 SET next_attempt_at = ?, claimed_by = NULL
@@ -122,7 +112,7 @@ export function outboxStatements(t: TableNames, prefix: string): OutboxStatement
     },
     markSent: { chunk: 1, statement: ([seq], now) => one(markSentRow(t), now, seq) },
     release: { chunk: 1, statement: ([seq], owner, now) => one(releaseRow(t), now, seq, owner) },
-    recordFailure: { mode: 'stepwise', sql: { recordFailure: recordFailure(t), insertAttempt: insertAttempt(t) } },
+    recordFailure: { mode: 'stepwise', sql: stepwiseFailureSql(t) },
     purgeSent: {
       mode: 'stepwise',
       sql: {

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { DriverMissingError, NotMigratedError, StoreError, SuretyError } from '../../core/errors.js';
+import { NotMigratedError, StoreError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
 import type { Store } from '../../ports/store.js';
 import { applyMigrations } from '../sql/apply-migrations.js';
 import { composeStore } from '../sql/compose-store.js';
 import { checkIdentifier, tableNames, type TableNames } from '../sql/naming.js';
+import { loadDriver } from '../sql/load-driver.js';
 import { createOutboxStore } from '../sql/outbox.js';
 import * as adminSql from './admin-sql.js';
 import { sqliteConnection } from './connection.js';
@@ -69,7 +69,7 @@ export async function createSqliteStore(options: SqliteStoreOptions): Promise<Sq
   }
   checkIdentifier('sqlite.tablePrefix', o.tablePrefix);
   if (o.database) return sqliteStore(o.database, false, o.tablePrefix);
-  const Database = loadBetterSqlite3();
+  const Database = loadDriver<SqliteConstructor>('better-sqlite3');
   const path = o.path!;
   if (o.fileMustExist && path !== ':memory:' && !existsSync(path)) {
     throw new NotMigratedError(`SQLite: no database file at "${path}" (none was created)`);
@@ -106,15 +106,6 @@ function hasTable(db: SqliteDatabaseLike, path: string, name: string): boolean {
 }
 
 type SqliteConstructor = new (path: string, options?: { fileMustExist?: boolean }) => SqliteDatabaseLike;
-
-function loadBetterSqlite3(): SqliteConstructor {
-  try {
-    const require = createRequire(import.meta.url);
-    return require('better-sqlite3') as SqliteConstructor;
-  } catch (err) {
-    throw new DriverMissingError('better-sqlite3', { cause: err });
-  }
-}
 
 /** @deprecated Renamed {@link createSqliteStore}, since it returns the whole store; removed in the next minor version. */
 export const createSqliteOutboxStore = createSqliteStore;
