@@ -1,11 +1,5 @@
 import type { Migration } from '../sql/migration.js';
-import {
-  adminListIndexes,
-  deadLetterRetention,
-  relayStopped,
-  resendHistory,
-  schemaChanges,
-} from '../sql/migration-steps.js';
+import * as steps from '../sql/migration-steps.js';
 import type { TableNames } from '../sql/naming.js';
 import { isDuplicateColumn, isDuplicateKeyName } from './errors.js';
 
@@ -18,7 +12,7 @@ import { isDuplicateColumn, isDuplicateKeyName } from './errors.js';
  */
 export function mysqlMigrations(t: TableNames, indexPrefix: string): Migration[] {
   const bare = (name: string) => `\`${indexPrefix}${name}\``;
-  const changes = schemaChanges({
+  const changes = steps.schemaChanges({
     indexName: bare,
     duplicateIndex: isDuplicateKeyName,
     duplicateColumn: isDuplicateColumn,
@@ -176,11 +170,11 @@ export function mysqlMigrations(t: TableNames, indexPrefix: string): Migration[]
           error TEXT NULL,
           KEY ${bare('admin_jobs_status')} (status, id)
         ) ${tableOptions}`,
-        ...adminListIndexes(t, changes),
+        ...steps.adminListIndexes(t, changes),
       ],
     },
-    deadLetterRetention(t, changes),
-    resendHistory(t, changes),
+    steps.deadLetterRetention(t, changes),
+    steps.resendHistory(t, changes),
     {
       id: 6,
       name: 'version-guards',
@@ -197,6 +191,6 @@ export function mysqlMigrations(t: TableNames, indexPrefix: string): Migration[]
         ) ${tableOptions}`,
       ],
     },
-    relayStopped(t, changes),
+    steps.relayStopped(t, changes),
   ];
 }

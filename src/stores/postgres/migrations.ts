@@ -1,18 +1,12 @@
 import type { Migration } from '../sql/migration.js';
-import {
-  adminListIndexes,
-  deadLetterRetention,
-  relayStopped,
-  resendHistory,
-  schemaChanges,
-} from '../sql/migration-steps.js';
+import * as steps from '../sql/migration-steps.js';
 import type { TableNames } from '../sql/naming.js';
 
 /** Schema versions, applied in order, each once. Never edit a released entry; append a new one. */
 export function postgresMigrations(t: TableNames, indexPrefix: string): Migration[] {
   // Index and constraint names live in the table's schema, so the prefix alone keeps them apart.
   const bare = (name: string) => `"${indexPrefix}${name}"`;
-  const changes = schemaChanges({ indexName: bare });
+  const changes = steps.schemaChanges({ indexName: bare });
   // `"schema".` of a qualified table name, or nothing: DROP INDEX names an index with its schema.
   const schemaOf = (table: string) => {
     const dot = table.indexOf('"."');
@@ -165,11 +159,11 @@ export function postgresMigrations(t: TableNames, indexPrefix: string): Migratio
           error TEXT
         )`,
         `CREATE INDEX IF NOT EXISTS ${bare('admin_jobs_status')} ON ${t.adminJobs} (status, id)`,
-        ...adminListIndexes(t, changes),
+        ...steps.adminListIndexes(t, changes),
       ],
     },
-    deadLetterRetention(t, changes),
-    resendHistory(t, changes),
+    steps.deadLetterRetention(t, changes),
+    steps.resendHistory(t, changes),
     {
       id: 6,
       name: 'version-guards',
@@ -184,7 +178,7 @@ export function postgresMigrations(t: TableNames, indexPrefix: string): Migratio
         )`,
       ],
     },
-    relayStopped(t, changes),
+    steps.relayStopped(t, changes),
     {
       id: 8,
       name: 'pending-queue',

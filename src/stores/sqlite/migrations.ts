@@ -1,11 +1,5 @@
 import type { Migration } from '../sql/migration.js';
-import {
-  adminListIndexes,
-  deadLetterRetention,
-  relayStopped,
-  resendHistory,
-  schemaChanges,
-} from '../sql/migration-steps.js';
+import * as steps from '../sql/migration-steps.js';
 import type { TableNames } from '../sql/naming.js';
 
 /**
@@ -16,7 +10,7 @@ import type { TableNames } from '../sql/naming.js';
 export function sqliteMigrations(t: TableNames, indexPrefix: string): Migration[] {
   // Index names are database-wide in SQLite, so they carry the prefix.
   const bare = (name: string) => `"${indexPrefix}${name}"`;
-  const changes = schemaChanges({ indexName: bare, duplicateColumn: isDuplicateColumn });
+  const changes = steps.schemaChanges({ indexName: bare, duplicateColumn: isDuplicateColumn });
   return [
     {
       id: 1,
@@ -161,11 +155,11 @@ export function sqliteMigrations(t: TableNames, indexPrefix: string): Migration[
           error TEXT
         )`,
         `CREATE INDEX IF NOT EXISTS ${bare('admin_jobs_status')} ON ${t.adminJobs} (status, id)`,
-        ...adminListIndexes(t, changes),
+        ...steps.adminListIndexes(t, changes),
       ],
     },
-    deadLetterRetention(t, changes),
-    resendHistory(t, changes),
+    steps.deadLetterRetention(t, changes),
+    steps.resendHistory(t, changes),
     {
       id: 6,
       name: 'version-guards',
@@ -179,7 +173,7 @@ export function sqliteMigrations(t: TableNames, indexPrefix: string): Migration[
         ) WITHOUT ROWID`,
       ],
     },
-    relayStopped(t, changes),
+    steps.relayStopped(t, changes),
   ];
 }
 
