@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
+import type { SqlExecutor } from '../../ports/sql-executor.js';
 import type { Store } from '../../ports/store.js';
 import { applyMigrations } from '../sql/apply-migrations.js';
 import { composeStore } from '../sql/compose-store.js';
 import { checkIdentifier, tableNames, type TableNames } from '../sql/naming.js';
 import { loadDriver } from '../sql/load-driver.js';
-import { createOutboxStore } from '../sql/outbox.js';
 import * as adminSql from './admin-sql.js';
 import { mysqlConnection } from './connection.js';
 import { deadLetterStatements } from './dead-letter-sql.js';
@@ -81,21 +81,17 @@ export type MysqlOutboxStore = MysqlStore;
 /** The store on a pool: the shared concerns over MySQL's statements and connection. `ownsPool`: end it with the store. */
 function mysqlStore(pool: MysqlPoolLike, ownsPool: boolean, prefix: string): MysqlStore {
   const tables = tableNames(prefix, (n) => `\`${n}\``);
-  const connection = mysqlConnection(pool);
-  const outbox = createOutboxStore(connection, outboxStatements(tables, prefix), {
-    outboxTable: tables.outbox,
-    transaction: (work) => mysqlTransaction(pool, work),
-  });
   const parts = {
-    outbox,
     tables,
-    connection,
-    consumerSql: {
+    connection: mysqlConnection(pool),
+    transaction: <T>(work: (tx: SqlExecutor) => Promise<T>) => mysqlTransaction(pool, work),
+    sql: {
+      outbox: outboxStatements(tables, prefix),
       inbox: inboxStatements(tables),
       deadLetters: deadLetterStatements(tables, prefix),
       versionGuards: versionGuardStatements(tables),
+      admin: adminSql,
     },
-    adminContext: { db: { query: connection.run, transaction: connection.transaction }, t: tables, sql: adminSql },
     migrate: () => migrate(pool, tables, prefix),
     close: async () => {
       if (ownsPool) await pool.end();

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
-import type { OutboxStore } from '../../ports/outbox-store.js';
+import type { ClaimRequest, OutboxStore } from '../../ports/outbox-store.js';
+import type { SqlExecutor } from '../../ports/sql-executor.js';
 import type { Store } from '../../ports/store.js';
 import { applyMigrations } from '../sql/apply-migrations.js';
 import { composeStore } from '../sql/compose-store.js';
 import { checkIdentifier, tableNames, type TableNames } from '../sql/naming.js';
 import { loadDriver } from '../sql/load-driver.js';
-import { createOutboxStore } from '../sql/outbox.js';
 import * as adminSql from './admin-sql.js';
 import { listenForCommits } from './commit-listener.js';
 import { CommitNotifier } from './commit-notifier.js';
@@ -123,27 +123,26 @@ function postgresStore(
   const tables = tableNames(prefix, (n) => (schema ? `"${schema}"."${n}"` : `"${n}"`));
   const connection = postgresConnection(pool);
   const notifier = new CommitNotifier(pool, channel);
-  const outbox: PostgresOutbox = {
-    ...createOutboxStore(connection, outboxStatements(tables, channel), {
-      outboxTable: tables.outbox,
-      transaction: (work) => pgTransaction(pool, work),
-    }),
-    notifyChannel: channel,
-    claimLocked: (req) => claimLocked(pool, tables, req, storeError),
-    listenForCommits: (onCommit, onError) => listenForCommits(pool, channel, onCommit, onError),
-    notifyCommitted: () => notifier.signal(),
-    notificationsSent: () => notifier.idle(),
-  };
   const parts = {
-    outbox,
     tables,
     connection,
-    consumerSql: {
+    adminQuery: connection.query,
+    transaction: <T>(work: (tx: SqlExecutor) => Promise<T>) => pgTransaction(pool, work),
+    sql: {
+      outbox: outboxStatements(tables, channel),
       inbox: inboxStatements(tables),
       deadLetters: deadLetterStatements(tables),
       versionGuards: versionGuardStatements(tables),
+      admin: adminSql,
     },
-    adminContext: { db: { query: connection.query, transaction: connection.transaction }, t: tables, sql: adminSql },
+    outboxExtras: {
+      notifyChannel: channel,
+      claimLocked: (req: Omit<ClaimRequest, 'owner'>) => claimLocked(pool, tables, req, storeError),
+      listenForCommits: (onCommit: () => void, onError: (err: unknown) => void) =>
+        listenForCommits(pool, channel, onCommit, onError),
+      notifyCommitted: () => notifier.signal(),
+      notificationsSent: () => notifier.idle(),
+    },
     migrate: () => migrate(pool, tables, schema, prefix),
     async close() {
       await notifier.idle();

@@ -2,12 +2,12 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { NotMigratedError, StoreError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
+import type { SqlExecutor } from '../../ports/sql-executor.js';
 import type { Store } from '../../ports/store.js';
 import { applyMigrations } from '../sql/apply-migrations.js';
 import { composeStore } from '../sql/compose-store.js';
 import { checkIdentifier, tableNames, type TableNames } from '../sql/naming.js';
 import { loadDriver } from '../sql/load-driver.js';
-import { createOutboxStore } from '../sql/outbox.js';
 import * as adminSql from './admin-sql.js';
 import { sqliteConnection } from './connection.js';
 import { deadLetterStatements } from './dead-letter-sql.js';
@@ -120,21 +120,17 @@ export type SqliteOutboxStore = SqliteStore;
 function sqliteStore(db: SqliteDatabaseLike, ownsDb: boolean, prefix: string): SqliteStore {
   registerUnicodeLower(db);
   const tables = tableNames(prefix, (n) => `"${n}"`);
-  const connection = sqliteConnection(db);
-  const outbox = createOutboxStore(connection, outboxStatements(tables, prefix), {
-    outboxTable: tables.outbox,
-    transaction: (work) => sqliteTransaction(db, work),
-  });
   const parts = {
-    outbox,
     tables,
-    connection,
-    consumerSql: {
+    connection: sqliteConnection(db),
+    transaction: <T>(work: (tx: SqlExecutor) => Promise<T>) => sqliteTransaction(db, work),
+    sql: {
+      outbox: outboxStatements(tables, prefix),
       inbox: inboxStatements(tables, prefix),
       deadLetters: deadLetterStatements(tables, prefix),
       versionGuards: versionGuardStatements(tables),
+      admin: adminSql,
     },
-    adminContext: { db: { query: connection.run, transaction: connection.transaction }, t: tables, sql: adminSql },
     // DDL is transactional in SQLite; BEGIN IMMEDIATE also serialises migrators in other processes.
     async migrate() {
       try {
