@@ -39,25 +39,11 @@ export type NewOutboxRow = Pick<
   | 'createdAt'
 >;
 
-/** One outbox row, as the transaction that inserted it knows it. */
-export type RowRef = Pick<OutboxRow, 'seq' | 'messageId'>;
-
-/** A row inserted with a lease, which ends at `nextAttemptAt`. */
-export type LeasedRef = Pick<OutboxRow, 'seq' | 'messageId' | 'nextAttemptAt'>;
-
 export interface InsertResult {
   /** False when a row with the same (type, key) already existed; nothing was written. */
   readonly inserted: boolean;
   /** The id of the row that holds this business event: the new one, or the existing one. */
   readonly messageId: string;
-  /** The new row's seq, given when it was inserted with a lease (for the relay it was leased to). */
-  readonly seq?: number;
-}
-
-/** A claim written with the row itself: `owner` holds it until `until`, and no other relay claims it before. */
-export interface InsertLease {
-  readonly owner: string;
-  readonly until: number;
 }
 
 export interface InsertOptions {
@@ -67,8 +53,6 @@ export interface InsertOptions {
    * statement). False leaves that to {@link OutboxWriter.notifyCommitted} after the commit.
    */
   readonly notify?: boolean;
-  /** Insert the row already claimed (never with `ordered`); the result then carries its seq. No NOTIFY. */
-  readonly lease?: InsertLease;
 }
 
 export interface ClaimRequest {
@@ -149,12 +133,6 @@ export interface OutboxRelayStore {
   recordFailure(update: FailureUpdate): Promise<boolean>;
   /** Makes rows claimed by `owner` due again now (graceful shutdown). */
   release(owner: string, seqs: readonly number[], now: number): Promise<number>;
-  /**
-   * Makes rows a transaction inserted leased to `owner` due again now, each only while it is exactly as
-   * that transaction left it (seq, message id and lease end all match): a row with the same id that
-   * another transaction committed, or one claimed again since, is left alone.
-   */
-  releaseLeased(owner: string, rows: readonly LeasedRef[], now: number): Promise<number>;
   /** Deletes at most `limit` sent rows with sentAt < `before`, with their attempt history. Returns how many. */
   purgeSent(before: number, limit: number): Promise<number>;
   stats(): Promise<OutboxStats>;
@@ -177,10 +155,4 @@ export interface OutboxStore extends OutboxWriter, OutboxRelayStore, OutboxAdmin
    * rolls back and rethrows.
    */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
-  /**
-   * How many of these rows `tx` sees in the outbox, each matched by seq and message id both. Run before
-   * a commit, it tells whether rows the transaction inserted are still in it, whatever statement may
-   * have undone them; the seq tells them apart from another transaction's row with the same id.
-   */
-  countRows(tx: SqlExecutor, rows: readonly RowRef[]): Promise<number>;
 }

@@ -10,23 +10,21 @@
  * test stops compiling until it says how it runs it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClaimRequest } from '../../src/ports/outbox-store.js';
 import { insertDeadLetterEvents, lockDeadLetters, updateDeadLetters } from '../../src/stores/sql/admin-sql.js';
 import type { DeadLetterTransition } from '../../src/stores/sql/dead-letter-transition.js';
 import type { TableNames } from '../../src/stores/sql/naming.js';
-import type { SqlDialect } from '../../src/stores/sql/sql-dialect.js';
+import type { SqlDialect, Statement } from '../../src/stores/sql/sql-dialect.js';
 
 /** The operations on the relay's, consumer's and replay job's hot paths. */
 export const HOT_OPERATIONS = [
   'outbox.add',
   'outbox.add (ordered)',
-  'outbox.add (leased, handoff)',
   'relay.lockedClaim',
   'relay.leaseClaim',
   'relay.markSent',
   'relay.recordFailure',
   'relay.release',
-  'relay.releaseLeased',
-  'relay.countRows',
   'relay.purgeSent',
   'consumer.recordInbox',
   'consumer.recordInboxBatch',
@@ -51,6 +49,20 @@ export interface HotStatement {
   readonly rows: number;
   /** PostgreSQL: the store runs it in a transaction of its own with these SET LOCAL settings. */
   readonly settings?: string;
+}
+
+/** `s`, as a dialect's statements object builds it for the store, to be checked for `rows` rows of work. */
+export function planned(label: string, s: Statement, rows: number, settings?: string): HotStatement {
+  return { label, text: s.text, values: s.values, rows, ...(settings === undefined ? {} : { settings }) };
+}
+
+/** `op` in the form the dialect is meant to give it (`one` statement or `stepwise`), or the test fails. */
+export function inMode<O extends { readonly mode: string }, M extends O['mode']>(
+  op: O,
+  mode: M,
+): Extract<O, { mode: M }> {
+  if (op.mode !== mode) throw new Error(`expected the ${mode} form, got ${op.mode}`);
+  return op as Extract<O, { mode: M }>;
 }
 
 /** What a statement touched on the stale tables; `violations` empty when it stayed within its bounds. */
@@ -137,6 +149,11 @@ export class PlanLayout {
 
   get leaseEnd(): number {
     return this.now * 10;
+  }
+
+  /** A relay's claim of a batch, by another owner than the one holding the rows after `heldFrom`. */
+  claimRequest(ordered: boolean): ClaimRequest {
+    return { owner: 'relay-2', limit: this.batch, now: this.now, leaseMs: this.leaseEnd - this.now, ordered };
   }
 
   /** The seqs `owner` holds. */

@@ -4,8 +4,9 @@ import * as inbox from '../../src/stores/mysql/inbox-sql.js';
 import * as sql from '../../src/stores/mysql/outbox-sql.js';
 import { insertDeadLetterEvents } from '../../src/stores/sql/admin-sql.js';
 import { rescheduleTransition, resolveTransition } from '../../src/stores/sql/dead-letter-transition.js';
-import { insertValues, leasedInsertValues } from '../../src/stores/sql/outbox-row.js';
 import {
+  inMode,
+  planned,
   PlanLayout,
   runHotPathPlanConformance,
   transitionStatements,
@@ -37,90 +38,53 @@ runHotPathPlanConformance('mysql', async () => {
       actor: null,
     },
   ]);
+  // The outbox's statements as the store builds them; the stepwise ones with the values the shared code binds.
+  const o = sql.outboxStatements(t, prefix);
+  const claim = inMode(o.claim, 'stepwise');
+  const recordFailure = inMode(o.recordFailure, 'stepwise');
+  const purgeSent = inMode(o.purgeSent, 'stepwise');
   // The oldest sent rows, which a purge takes first; a chunk of its deletes is 500 rows.
   const purged = Array.from({ length: 500 }, (_, k) => k + 1);
   const dueIds = Array.from({ length: L.consumerBatch }, (_, k) => L.pendingDeadLetterId + k);
   const statements: Record<HotOperation, HotStatement[] | string> = {
     'outbox.add': [
-      { label: 'insert', text: sql.insertOutbox(t), values: [...insertValues(row, 0), row.createdAt], rows: 1 },
-      {
-        label: 'a duplicate: the existing message id',
-        text: sql.selectMessageIdByTypeKey(t),
-        values: ['t', '12345'],
-        rows: 1,
-      },
+      planned('insert', o.insert(row, 0, true), 1),
+      planned('a duplicate: the existing message id', o.selectMessageId('t', '12345'), 1),
     ],
     'outbox.add (ordered)': [
-      { label: 'bump key_seq', text: sql.bumpKeySeq(t), values: ['k7'], rows: 1 },
-      { label: 'read key_seq', text: sql.selectKeySeq(t), values: ['k7'], rows: 1 },
-    ],
-    'outbox.add (leased, handoff)': [
-      {
-        label: 'insert already claimed',
-        text: sql.insertOutboxLeased(t),
-        values: leasedInsertValues(row, { until: L.leaseEnd, owner: L.owner }),
-        rows: 1,
-      },
+      planned('bump key_seq', o.nextKeySeq.statement('k7'), 1),
+      planned('read key_seq', o.nextKeySeq.readBack!('k7'), 1),
     ],
     'relay.lockedClaim': 'MySQL relays claim with leases only',
     'relay.leaseClaim': [
-      ...[false, true].map((ordered) => ({
-        label: ordered ? 'select, ordered' : 'select',
-        text: sql.selectClaimable(t, prefix, ordered),
-        values: [L.now, L.batch],
-        rows: L.batch,
-      })),
-      { label: 'held back', text: sql.heldBack(t, prefix, due.length), values: due, rows: due.length },
-      {
-        label: 'take the rows',
-        text: sql.claimRows(t, due.length),
-        values: [L.leaseEnd, 'relay-2', ...due],
-        rows: due.length,
-      },
+      ...[false, true].map((ordered) =>
+        planned(ordered ? 'select, ordered' : 'select', claim.select(L.claimRequest(ordered)), L.batch),
+      ),
+      planned('held back', claim.heldBack!(due), due.length),
+      planned('take the rows', claim.take.statement(due, L.claimRequest(false)), due.length),
     ],
-    'relay.markSent': [
-      { label: 'markSent', text: sql.markSent(t, seqs.length), values: [L.now, ...seqs], rows: seqs.length },
-    ],
+    'relay.markSent': [planned('markSent', o.markSent.statement(seqs, L.now), seqs.length)],
     'relay.recordFailure': [
       {
         label: 'update',
-        text: sql.recordFailure(t),
+        text: recordFailure.sql.recordFailure,
         values: [1, L.now + 1, 'pending', 'boom', seqs[0], L.owner],
         rows: 1,
       },
-      { label: 'attempt', text: sql.insertAttempt(t), values: [1, L.now, 'failed', 'boom', L.owner, seqs[0]], rows: 1 },
-    ],
-    'relay.release': [
       {
-        label: 'release',
-        text: sql.releaseClaims(t, seqs.length),
-        values: [L.now, L.owner, ...seqs],
-        rows: seqs.length,
+        label: 'attempt',
+        text: recordFailure.sql.insertAttempt,
+        values: [1, L.now, 'failed', 'boom', L.owner, seqs[0]],
+        rows: 1,
       },
     ],
-    'relay.releaseLeased': [
-      {
-        label: 'releaseLeased',
-        text: sql.releaseLeased(t, seqs.length),
-        values: [L.now, L.owner, ...seqs.flatMap((s) => [s, L.outboxMessageId(s), L.leaseEnd])],
-        rows: seqs.length,
-      },
-    ],
-    'relay.countRows': [
-      { label: 'one row', text: sql.countRows(t, 1), values: [seqs[0], L.outboxMessageId(seqs[0]!)], rows: 1 },
-      {
-        label: 'a batch',
-        text: sql.countRows(t, seqs.length),
-        values: seqs.flatMap((s) => [s, L.outboxMessageId(s)]),
-        rows: seqs.length,
-      },
-    ],
+    'relay.release': [planned('release', o.release.statement(seqs, L.owner, L.now), seqs.length)],
     'relay.purgeSent': [
-      { label: 'select', text: sql.selectSent(t, prefix), values: [L.sentBefore, L.purgeBatch], rows: L.purgeBatch },
-      { label: 'delete rows', text: sql.deleteSent(t, 500), values: purged, rows: 500 },
+      { label: 'select', text: purgeSent.sql.selectSent, values: [L.sentBefore, L.purgeBatch], rows: L.purgeBatch },
+      { label: 'delete rows', text: purgeSent.sql.deleteRows(500), values: purged, rows: 500 },
       {
         label: 'delete their attempts',
-        text: sql.deleteAttempts(t, 500),
+        text: purgeSent.sql.deleteAttempts(500),
         values: purged.map((s) => L.outboxMessageId(s)),
         rows: 500,
       },

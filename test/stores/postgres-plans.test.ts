@@ -1,8 +1,9 @@
 import * as dl from '../../src/stores/postgres/dead-letter-sql.js';
 import * as inbox from '../../src/stores/postgres/inbox-sql.js';
 import * as sql from '../../src/stores/postgres/outbox-sql.js';
-import { insertValues, leasedInsertValues } from '../../src/stores/sql/outbox-row.js';
 import {
+  inMode,
+  planned,
   PlanLayout,
   runHotPathPlanConformance,
   type HotOperation,
@@ -19,7 +20,6 @@ runHotPathPlanConformance('postgres', async () => {
   const t = store.tables;
   const L = layout;
   const seqs = L.heldSeqs;
-  const ids = seqs.map((s) => L.outboxMessageId(s));
   const row = { ...newRow(), messageId: L.newMessageId(1) };
   const failure = (seq: number) => ({
     seq,
@@ -33,6 +33,11 @@ runHotPathPlanConformance('postgres', async () => {
   // (runForcedPlan) and locked batches. Statements without run as they are, often in the caller's transaction.
   const forced = sql.CLAIM_PLAN_SETTINGS;
   const locked = sql.lockedClaimSettings(60_000);
+  // The outbox's statements as the store builds them, each run as one statement.
+  const o = sql.outboxStatements(t, store.notifyChannel);
+  const claim = inMode(o.claim, 'one');
+  const recordFailure = inMode(o.recordFailure, 'one');
+  const purgeSent = inMode(o.purgeSent, 'one');
   const heldIds = L.heldDeadLetterIds(L.consumerBatch);
   const dlFailure = (messageId: string) => [
     messageId,
@@ -50,29 +55,11 @@ runHotPathPlanConformance('postgres', async () => {
   ];
   const statements: Record<HotOperation, HotStatement[]> = {
     'outbox.add': [
-      {
-        label: 'insert and NOTIFY',
-        text: sql.insertOutbox(t),
-        values: [...insertValues(row, 0), store.notifyChannel],
-        rows: 1,
-      },
-      { label: 'insert, NOTIFY after commit', text: sql.insertOutboxQuietly(t), values: insertValues(row, 0), rows: 1 },
-      {
-        label: 'a duplicate: the existing message id',
-        text: sql.selectMessageIdByTypeKey(t),
-        values: ['t', '12345'],
-        rows: 1,
-      },
+      planned('insert and NOTIFY', o.insert(row, 0, true), 1),
+      planned('insert, NOTIFY after commit', o.insert(row, 0, false), 1),
+      planned('a duplicate: the existing message id', o.selectMessageId('t', '12345'), 1),
     ],
-    'outbox.add (ordered)': [{ label: 'next key_seq', text: sql.nextKeySeq(t), values: ['k7'], rows: 1 }],
-    'outbox.add (leased, handoff)': [
-      {
-        label: 'insert already claimed',
-        text: sql.insertOutboxLeased(t),
-        values: leasedInsertValues(row, { until: L.leaseEnd, owner: L.owner }),
-        rows: 1,
-      },
-    ],
+    'outbox.add (ordered)': [planned('next key_seq', o.nextKeySeq.statement('k7'), 1)],
     'relay.lockedClaim': [false, true].map((ordered) => ({
       label: ordered ? 'ordered' : 'unordered',
       text: sql.lockDueOutbox(t, ordered),
@@ -80,15 +67,11 @@ runHotPathPlanConformance('postgres', async () => {
       rows: L.batch,
       settings: locked,
     })),
-    'relay.leaseClaim': [false, true].map((ordered) => ({
-      label: ordered ? 'ordered' : 'unordered',
-      text: sql.claimOutbox(t, ordered),
-      values: [L.now, L.batch, L.leaseEnd, 'relay-2'],
-      rows: L.batch,
-      settings: forced,
-    })),
+    'relay.leaseClaim': [false, true].map((ordered) =>
+      planned(ordered ? 'ordered' : 'unordered', claim.statement(L.claimRequest(ordered)), L.batch, forced),
+    ),
     'relay.markSent': [
-      { label: 'store.markSent', text: sql.markSent(t), values: [seqs, L.now], rows: seqs.length, settings: forced },
+      planned('store.markSent', o.markSent.statement(seqs, L.now), seqs.length, forced),
       {
         label: 'in a locked batch',
         text: sql.markSent(t),
@@ -98,12 +81,7 @@ runHotPathPlanConformance('postgres', async () => {
       },
     ],
     'relay.recordFailure': [
-      {
-        label: 'store.outbox.recordFailure (owner)',
-        text: sql.recordFailure(t),
-        values: sql.recordFailureValues(failure(seqs[0]!), L.now),
-        rows: 1,
-      },
+      planned('store.outbox.recordFailure (owner)', recordFailure.statement(failure(seqs[0]!), L.now), 1),
       {
         label: 'in a locked batch',
         text: sql.recordFailure(t, false),
@@ -112,36 +90,9 @@ runHotPathPlanConformance('postgres', async () => {
         settings: locked,
       },
     ],
-    'relay.release': [
-      {
-        label: 'release',
-        text: sql.releaseClaims(t),
-        values: [L.owner, seqs, L.now],
-        rows: seqs.length,
-        settings: forced,
-      },
-    ],
-    'relay.releaseLeased': [
-      {
-        label: 'releaseLeased',
-        text: sql.releaseLeased(t),
-        values: [L.owner, L.now, seqs, ids, seqs.map(() => L.leaseEnd)],
-        rows: seqs.length,
-        settings: forced,
-      },
-    ],
-    'relay.countRows': [
-      { label: 'one row', text: sql.countRow(t), values: [seqs[0], ids[0]], rows: 1 },
-      { label: 'a batch', text: sql.countRows(t), values: [seqs, ids], rows: seqs.length },
-    ],
+    'relay.release': [planned('release', o.release.statement(seqs, L.owner, L.now), seqs.length, forced)],
     'relay.purgeSent': [
-      {
-        label: 'sent rows with their attempts',
-        text: sql.purgeSent(t),
-        values: [L.sentBefore, L.purgeBatch],
-        rows: L.purgeBatch,
-        settings: forced,
-      },
+      planned('sent rows with their attempts', purgeSent.statement(L.sentBefore, L.purgeBatch), L.purgeBatch, forced),
     ],
     'consumer.recordInbox': [
       { label: 'insertInbox', text: inbox.insertInbox(t), values: ['m-new', L.group, L.now], rows: 1 },

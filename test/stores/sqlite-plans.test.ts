@@ -4,8 +4,9 @@ import * as sql from '../../src/stores/sqlite/outbox-sql.js';
 import { adminDialect } from '../../src/stores/sqlite/admin-sql.js';
 import { insertDeadLetterEvents } from '../../src/stores/sql/admin-sql.js';
 import { rescheduleTransition, resolveTransition } from '../../src/stores/sql/dead-letter-transition.js';
-import { insertValues, leasedInsertValues } from '../../src/stores/sql/outbox-row.js';
 import {
+  inMode,
+  planned,
   PlanLayout,
   runHotPathPlanConformance,
   transitionStatements,
@@ -37,61 +38,46 @@ runHotPathPlanConformance('sqlite', async () => {
       actor: null,
     },
   ]);
+  // The outbox's statements as the store builds them; the stepwise ones with the values the shared code binds.
+  const o = sql.outboxStatements(t, prefix);
+  const claim = inMode(o.claim, 'stepwise');
+  const recordFailure = inMode(o.recordFailure, 'stepwise');
+  const purgeSent = inMode(o.purgeSent, 'stepwise');
   const statements: Record<HotOperation, HotStatement[] | string> = {
     'outbox.add': [
-      { label: 'insert', text: sql.insertOutbox(t), values: [...insertValues(row, 0), row.createdAt], rows: 1 },
-      {
-        label: 'a duplicate: the existing message id',
-        text: sql.selectMessageIdByTypeKey(t),
-        values: ['t', '12345'],
-        rows: 1,
-      },
+      planned('insert', o.insert(row, 0, true), 1),
+      planned('a duplicate: the existing message id', o.selectMessageId('t', '12345'), 1),
     ],
-    'outbox.add (ordered)': [{ label: 'next key_seq', text: sql.nextKeySeq(t), values: ['k7'], rows: 1 }],
-    'outbox.add (leased, handoff)': [
-      {
-        label: 'insert already claimed',
-        text: sql.insertOutboxLeased(t),
-        values: leasedInsertValues(row, { until: L.leaseEnd, owner: L.owner }),
-        rows: 1,
-      },
-    ],
+    'outbox.add (ordered)': [planned('next key_seq', o.nextKeySeq.statement('k7'), 1)],
     'relay.lockedClaim': 'SQLite relays claim with leases only',
     'relay.leaseClaim': [
-      ...[false, true].map((ordered) => ({
-        label: ordered ? 'select, ordered' : 'select',
-        text: sql.selectClaimable(t, prefix, ordered),
-        values: [L.now, L.batch],
-        rows: L.batch,
-      })),
-      { label: 'take a row', text: sql.claimRow(t), values: [L.leaseEnd, 'relay-2', L.outbox.deadTo + 1], rows: 1 },
+      ...[false, true].map((ordered) =>
+        planned(ordered ? 'select, ordered' : 'select', claim.select(L.claimRequest(ordered)), L.batch),
+      ),
+      planned('take a row', claim.take.statement([L.outbox.deadTo + 1], L.claimRequest(false)), 1),
     ],
-    'relay.markSent': [{ label: 'one row', text: sql.markSentRow(t), values: [L.now, seq], rows: 1 }],
+    'relay.markSent': [planned('one row', o.markSent.statement([seq], L.now), 1)],
     'relay.recordFailure': [
       {
         label: 'update',
-        text: sql.recordFailure(t),
+        text: recordFailure.sql.recordFailure,
         values: [1, L.now + 1, 'pending', 'boom', seq, L.owner],
         rows: 1,
       },
-      { label: 'attempt', text: sql.insertAttempt(t), values: [1, L.now, 'failed', 'boom', L.owner, seq], rows: 1 },
-    ],
-    'relay.release': [{ label: 'one row', text: sql.releaseRow(t), values: [L.now, seq, L.owner], rows: 1 }],
-    'relay.releaseLeased': [
       {
-        label: 'one row',
-        text: sql.releaseLeasedRow(t),
-        values: [L.now, seq, L.outboxMessageId(seq), L.leaseEnd, L.owner],
+        label: 'attempt',
+        text: recordFailure.sql.insertAttempt,
+        values: [1, L.now, 'failed', 'boom', L.owner, seq],
         rows: 1,
       },
     ],
-    'relay.countRows': [{ label: 'one row', text: sql.countRow(t), values: [seq, L.outboxMessageId(seq)], rows: 1 }],
+    'relay.release': [planned('one row', o.release.statement([seq], L.owner, L.now), 1)],
     'relay.purgeSent': [
-      { label: 'select', text: sql.selectSent(t, prefix), values: [L.sentBefore, L.purgeBatch], rows: L.purgeBatch },
-      { label: 'delete a row', text: sql.deleteSent(t), values: [1], rows: 1 },
+      { label: 'select', text: purgeSent.sql.selectSent, values: [L.sentBefore, L.purgeBatch], rows: L.purgeBatch },
+      { label: 'delete a row', text: purgeSent.sql.deleteRows(1), values: [1], rows: 1 },
       {
         label: 'delete its attempts',
-        text: sql.deleteAttempts(t, prefix),
+        text: purgeSent.sql.deleteAttempts(1),
         values: [L.outboxMessageId(1)],
         rows: 1,
       },

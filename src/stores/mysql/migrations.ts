@@ -1,4 +1,5 @@
 import type { Migration } from '../sql/migration.js';
+import * as steps from '../sql/migration-steps.js';
 import type { TableNames } from '../sql/naming.js';
 import { isDuplicateColumn, isDuplicateKeyName } from './errors.js';
 
@@ -11,6 +12,11 @@ import { isDuplicateColumn, isDuplicateKeyName } from './errors.js';
  */
 export function mysqlMigrations(t: TableNames, indexPrefix: string): Migration[] {
   const bare = (name: string) => `\`${indexPrefix}${name}\``;
+  const changes = steps.schemaChanges({
+    indexName: bare,
+    duplicateIndex: isDuplicateKeyName,
+    duplicateColumn: isDuplicateColumn,
+  });
   const tableOptions = 'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin';
   return [
     {
@@ -164,28 +170,11 @@ export function mysqlMigrations(t: TableNames, indexPrefix: string): Migration[]
           error TEXT NULL,
           KEY ${bare('admin_jobs_status')} (status, id)
         ) ${tableOptions}`,
-        addIndex(`ALTER TABLE ${t.outbox} ADD INDEX ${bare('outbox_created')} (created_at)`),
-        addIndex(`ALTER TABLE ${t.deadLetters} ADD INDEX ${bare('dead_letters_group')} (group_name, id)`),
-        addIndex(`ALTER TABLE ${t.deadLetters} ADD INDEX ${bare('dead_letters_created')} (created_at)`),
+        ...steps.adminListIndexes(t, changes),
       ],
     },
-    {
-      id: 4,
-      name: 'dead-letter-retention',
-      // Plain, leading with status, for want of partial indexes (as the claim indexes).
-      up: [addIndex(`ALTER TABLE ${t.deadLetters} ADD INDEX ${bare('dead_letters_settled')} (status, updated_at)`)],
-    },
-    {
-      id: 5,
-      name: 'resend-history',
-      // A resend keeps the time the broker had confirmed the copy it replaces, for the message's timeline.
-      up: [
-        {
-          sql: `ALTER TABLE ${t.outboxAttempts} ADD COLUMN confirmed_at BIGINT NULL`,
-          alreadyApplied: isDuplicateColumn,
-        },
-      ],
-    },
+    steps.deadLetterRetention(t, changes),
+    steps.resendHistory(t, changes),
     {
       id: 6,
       name: 'version-guards',
@@ -202,13 +191,6 @@ export function mysqlMigrations(t: TableNames, indexPrefix: string): Migration[]
         ) ${tableOptions}`,
       ],
     },
-    {
-      id: 7,
-      name: 'relay-stopped',
-      // A graceful stop marks the heartbeat row instead of deleting it: "stopped" differs from "never ran".
-      up: [{ sql: `ALTER TABLE ${t.relays} ADD COLUMN stopped_at BIGINT NULL`, alreadyApplied: isDuplicateColumn }],
-    },
+    steps.relayStopped(t, changes),
   ];
 }
-
-const addIndex = (sql: string) => ({ sql, alreadyApplied: isDuplicateKeyName });

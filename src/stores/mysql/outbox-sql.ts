@@ -1,5 +1,8 @@
-import { OUTBOX_COLUMNS } from '../sql/outbox-row.js';
 import type { TableNames } from '../sql/naming.js';
+import type { OutboxStatements } from '../sql/outbox.js';
+import { stepwiseFailureSql } from '../sql/outbox-failure.js';
+import { insertValues, OUTBOX_COLUMNS } from '../sql/outbox-row.js';
+import { isDuplicateKey } from './errors.js';
 
 /** MySQL/MariaDB statements of the outbox, one named function each. Placeholders are `?`, in text order. */
 
@@ -11,9 +14,6 @@ export const indexNames = (prefix: string) => ({
 });
 
 const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
-/** `n` rows matched by the given columns: `(a = ? AND b = ?) OR ...`, placeholders row after row. */
-const rowMatches = (n: number, columns: readonly string[]) =>
-  Array.from({ length: n }, () => `(${columns.map((c) => `${c} = ?`).join(' AND ')})`).join(' OR ');
 const qualified = (alias: string) =>
   OUTBOX_COLUMNS.split(', ')
     .map((c) => `${alias}.${c}`)
@@ -25,13 +25,6 @@ export const insertOutbox = (
 ) => `INSERT INTO ${t.outbox} (message_id, type, msg_key, topic, ordering_key, key_seq,
   version, headers, payload, traceparent, tracestate, created_at, next_attempt_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-
-/** The row inserted already claimed (lease end, owner last), for the relay in this process. */
-export const insertOutboxLeased = (
-  t: TableNames,
-) => `INSERT INTO ${t.outbox} (message_id, type, msg_key, topic, ordering_key, key_seq,
-  version, headers, payload, traceparent, tracestate, created_at, next_attempt_at, claimed_by)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 // A locking read: it sees the latest commit, where a plain read would use the caller's snapshot, which
 // at REPEATABLE READ may predate the row whose duplicate key the insert just hit.
@@ -89,30 +82,10 @@ export const markSent = (t: TableNames, count: number) => `UPDATE ${t.outbox}
 SET status = 'sent', sent_at = ?, claimed_by = NULL
 WHERE seq IN (${list(count)}) AND status = 'pending'`;
 
-/** ? attempts, ? next attempt, ? status, ? error, ? seq, ? owner. */
-export const recordFailure = (t: TableNames) => `UPDATE ${t.outbox}
-SET attempts = ?, next_attempt_at = ?, status = ?, last_error = ?, claimed_by = NULL
-WHERE seq = ? AND claimed_by = ? AND status = 'pending'`;
-
-/** ? attempt, ? at, ? outcome, ? error, ? actor, ? seq. After recordFailure, in its transaction (which holds the row). */
-export const insertAttempt = (
-  t: TableNames,
-) => `INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor)
-SELECT message_id, ?, ?, ?, ?, ? FROM ${t.outbox} WHERE seq = ?`;
-
 /** ? now, ? owner, then `count` seqs. */
 export const releaseClaims = (t: TableNames, count: number) => `UPDATE ${t.outbox}
 SET next_attempt_at = ?, claimed_by = NULL
 WHERE claimed_by = ? AND seq IN (${list(count)}) AND status = 'pending'`;
-
-/** ? now, ? owner, then `count` triples of ? seq, ? message id, ? lease end. */
-export const releaseLeased = (t: TableNames, count: number) => `UPDATE ${t.outbox}
-SET next_attempt_at = ?, claimed_by = NULL
-WHERE claimed_by = ? AND status = 'pending' AND (${rowMatches(count, ['seq', 'message_id', 'next_attempt_at'])})`;
-
-/** `count` pairs of ? seq, ? message id. */
-export const countRows = (t: TableNames, count: number) =>
-  `SELECT count(*) AS n FROM ${t.outbox} WHERE ${rowMatches(count, ['seq', 'message_id'])}`;
 
 /**
  * ? before, ? limit. Sent rows older than `before`, oldest first along their index, locked, passing
@@ -151,3 +124,48 @@ ON DUPLICATE KEY UPDATE
 
 // affectedRows cannot tell "taken" from "refused" under FOUND_ROWS, so the holder is read back.
 export const selectLeaseOwner = (t: TableNames) => `SELECT owner FROM ${t.leases} WHERE name = ?`;
+
+/**
+ * The outbox statements the shared outbox concern runs. A duplicate insert fails (ER_DUP_ENTRY);
+ * the key_seq bump is read back (no RETURNING); the claim selects due rows, re-checks ordered ones
+ * (see heldBack) and writes the lease in one update; failures, purges and leases go stepwise.
+ */
+export function outboxStatements(t: TableNames, prefix: string): OutboxStatements {
+  const one = (text: string, ...values: unknown[]) => ({ text, values });
+  return {
+    insert: (row, keySeq) => one(insertOutbox(t), ...insertValues(row, keySeq), row.createdAt),
+    isDuplicate: isDuplicateKey,
+    selectMessageId: (type, key) => one(selectMessageIdByTypeKey(t), type, key),
+    nextKeySeq: { statement: (key) => one(bumpKeySeq(t), key), readBack: (key) => one(selectKeySeq(t), key) },
+    claim: {
+      mode: 'stepwise',
+      select: (req) => one(selectClaimable(t, prefix, req.ordered), req.now, req.limit),
+      heldBack: (seqs) => one(heldBack(t, prefix, seqs.length), ...seqs),
+      take: {
+        returnsRows: false,
+        statement: (seqs, req) => one(claimRows(t, seqs.length), req.now + req.leaseMs, req.owner, ...seqs),
+      },
+    },
+    markSent: { statement: (seqs, now) => one(markSent(t, seqs.length), now, ...seqs) },
+    release: { statement: (seqs, owner, now) => one(releaseClaims(t, seqs.length), now, owner, ...seqs) },
+    recordFailure: { mode: 'stepwise', sql: stepwiseFailureSql(t) },
+    // In one READ COMMITTED transaction (no gap locks to stall the relay).
+    purgeSent: {
+      mode: 'stepwise',
+      sql: {
+        selectSent: selectSent(t, prefix),
+        deleteRows: (n) => deleteSent(t, n),
+        deleteAttempts: (n) => deleteAttempts(t, n),
+        chunk: 500,
+      },
+    },
+    stats: () => one(stats(t)),
+    selectByMessageId: (messageId) => one(selectByMessageId(t), messageId),
+    acquireLease: {
+      mode: 'readBack',
+      upsert: (name, owner, now, expiresAt) =>
+        one(upsertLease(t), name, owner, expiresAt, owner, now, owner, owner, now, expiresAt),
+      selectOwner: (name) => one(selectLeaseOwner(t), name),
+    },
+  };
+}

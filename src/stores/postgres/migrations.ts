@@ -1,10 +1,12 @@
 import type { Migration } from '../sql/migration.js';
+import * as steps from '../sql/migration-steps.js';
 import type { TableNames } from '../sql/naming.js';
 
 /** Schema versions, applied in order, each once. Never edit a released entry; append a new one. */
 export function postgresMigrations(t: TableNames, indexPrefix: string): Migration[] {
   // Index and constraint names live in the table's schema, so the prefix alone keeps them apart.
   const bare = (name: string) => `"${indexPrefix}${name}"`;
+  const changes = steps.schemaChanges({ indexName: bare });
   // `"schema".` of a qualified table name, or nothing: DROP INDEX names an index with its schema.
   const schemaOf = (table: string) => {
     const dot = table.indexOf('"."');
@@ -157,25 +159,11 @@ export function postgresMigrations(t: TableNames, indexPrefix: string): Migratio
           error TEXT
         )`,
         `CREATE INDEX IF NOT EXISTS ${bare('admin_jobs_status')} ON ${t.adminJobs} (status, id)`,
-        `CREATE INDEX IF NOT EXISTS ${bare('outbox_created')} ON ${t.outbox} (created_at)`,
-        `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_group')} ON ${t.deadLetters} (group_name, id)`,
-        `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_created')} ON ${t.deadLetters} (created_at)`,
+        ...steps.adminListIndexes(t, changes),
       ],
     },
-    {
-      id: 4,
-      name: 'dead-letter-retention',
-      // Only settled rows enter it, so it stays as small as what retention has left to delete.
-      up: [
-        `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_settled')} ON ${t.deadLetters} (updated_at) WHERE status IN ('resolved', 'ignored')`,
-      ],
-    },
-    {
-      id: 5,
-      name: 'resend-history',
-      // A resend keeps the time the broker had confirmed the copy it replaces, for the message's timeline.
-      up: [`ALTER TABLE ${t.outboxAttempts} ADD COLUMN IF NOT EXISTS confirmed_at BIGINT`],
-    },
+    steps.deadLetterRetention(t, changes),
+    steps.resendHistory(t, changes),
     {
       id: 6,
       name: 'version-guards',
@@ -190,12 +178,7 @@ export function postgresMigrations(t: TableNames, indexPrefix: string): Migratio
         )`,
       ],
     },
-    {
-      id: 7,
-      name: 'relay-stopped',
-      // A graceful stop marks the heartbeat row instead of deleting it: "stopped" differs from "never ran".
-      up: [`ALTER TABLE ${t.relays} ADD COLUMN IF NOT EXISTS stopped_at BIGINT`],
-    },
+    steps.relayStopped(t, changes),
     {
       id: 8,
       name: 'pending-queue',

@@ -1,6 +1,8 @@
 import type { FailureUpdate } from '../../ports/outbox-store.js';
-import { clipError, OUTBOX_COLUMNS } from '../sql/outbox-row.js';
 import type { TableNames } from '../sql/naming.js';
+import type { OutboxStatements } from '../sql/outbox.js';
+import { clipError, insertValues, OUTBOX_COLUMNS } from '../sql/outbox-row.js';
+import { statementName } from './executor.js';
 import { hasStatus } from './status-filter.js';
 
 /**
@@ -13,9 +15,9 @@ import { hasStatus } from './status-filter.js';
  */
 
 // The queue row of a new outbox row `m`; the ordering key only where key_seq orders it.
-const queueRow = (t: TableNames, owner: string) => `INSERT INTO ${t.outboxPending} (seq, next_attempt_at, claimed_by,
+const queueRow = (t: TableNames) => `INSERT INTO ${t.outboxPending} (seq, next_attempt_at, claimed_by,
     ordering_key, key_seq)
-  SELECT seq, next_attempt_at, ${owner}, CASE WHEN key_seq > 0 THEN ordering_key END, key_seq FROM m`;
+  SELECT seq, next_attempt_at, NULL, CASE WHEN key_seq > 0 THEN ordering_key END, key_seq FROM m`;
 
 // Both inserts report a new row by their row count (1, or 0 for a duplicate (type, key)).
 const insertRow = (t: TableNames) => `WITH m AS (INSERT INTO ${t.outbox} (message_id, type, msg_key, topic,
@@ -26,21 +28,12 @@ const insertRow = (t: TableNames) => `WITH m AS (INSERT INTO ${t.outbox} (messag
 // Inserts and, in the same statement, queues a NOTIFY that PostgreSQL delivers only on commit. The
 // commit then holds PostgreSQL's cluster-wide notify lock through its WAL flush.
 export const insertOutbox = (t: TableNames) => `${insertRow(t)},
-q AS (${queueRow(t, 'NULL')} RETURNING 1)
+q AS (${queueRow(t)} RETURNING 1)
 SELECT pg_notify($13, '') FROM q`;
 
 // Inserts only: the NOTIFY follows the commit (notifyCommitted).
 export const insertOutboxQuietly = (t: TableNames) => `${insertRow(t)}
-${queueRow(t, 'NULL')}`;
-
-/** $13 lease end, $14 owner: the row inserted already claimed, for the relay in this process. */
-export const insertOutboxLeased = (t: TableNames) => `WITH m AS (INSERT INTO ${t.outbox} (message_id, type, msg_key,
-    topic, ordering_key, key_seq, version, headers, payload, traceparent, tracestate, created_at, next_attempt_at,
-    claimed_by)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-  ON CONFLICT (type, msg_key) DO NOTHING RETURNING seq, next_attempt_at, ordering_key, key_seq),
-q AS (${queueRow(t, '$14::varchar')})
-SELECT seq FROM m`;
+${queueRow(t)}`;
 
 export const selectMessageIdByTypeKey = (t: TableNames) =>
   `SELECT message_id FROM ${t.outbox} WHERE type = $1 AND msg_key = $2`;
@@ -168,22 +161,6 @@ export const releaseClaims = (t: TableNames) => `UPDATE ${t.outboxPending}
 SET next_attempt_at = $3, claimed_by = NULL
 WHERE claimed_by = $1 AND seq = ANY($2::bigint[]) AND dead IS NOT DISTINCT FROM false`;
 
-/** $1 owner, $2 now, then pairwise $3 seqs, $4 message ids, $5 lease ends: due again at once. */
-export const releaseLeased = (t: TableNames) => `UPDATE ${t.outboxPending} q
-SET next_attempt_at = $2, claimed_by = NULL
-FROM unnest($3::bigint[], $4::uuid[], $5::bigint[]) AS r(seq, message_id, until)
-WHERE q.seq = r.seq AND q.next_attempt_at = r.until AND q.claimed_by = $1 AND q.dead IS NOT DISTINCT FROM false
-AND EXISTS (SELECT 1 FROM ${t.outbox} o WHERE o.seq = r.seq AND o.message_id = r.message_id)`;
-
-/** $1 seqs, $2 message ids, pairwise. */
-export const countRows = (t: TableNames) => `SELECT count(*)::int AS n
-FROM unnest($1::bigint[], $2::uuid[]) AS r(seq, message_id)
-JOIN ${t.outbox} o ON o.seq = r.seq AND o.message_id = r.message_id`;
-
-/** $1 seq, $2 message id. */
-export const countRow = (t: TableNames) =>
-  `SELECT count(*)::int AS n FROM ${t.outbox} WHERE seq = $1 AND message_id = $2`;
-
 /**
  * $1 before, $2 limit. Sent rows older than `before`, oldest first along the created_at index (a
  * row is sent after it was created; plan forced with CLAIM_PLAN_SETTINGS), deleted with their
@@ -224,3 +201,44 @@ export const acquireLease = (
 ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
 WHERE l.owner = EXCLUDED.owner OR l.expires_at < $4
 RETURNING owner`;
+
+/**
+ * The outbox statements the shared outbox concern runs: each operation one statement, the inserts
+ * prepared once per connection, claims, marks, releases and purges under the forced plan. `channel`
+ * is the NOTIFY channel of an insert that signals at commit.
+ */
+export function outboxStatements(t: TableNames, channel: string): OutboxStatements {
+  const loud = insertOutbox(t);
+  const quiet = insertOutboxQuietly(t);
+  const one = (text: string, ...values: unknown[]) => ({ text, values });
+  return {
+    insert: (row, keySeq, notify) => {
+      const values = insertValues(row, keySeq);
+      if (notify) values.push(channel);
+      const text = notify ? loud : quiet;
+      return { text, values, name: statementName(text) };
+    },
+    selectMessageId: (type, key) => one(selectMessageIdByTypeKey(t), type, key),
+    nextKeySeq: { statement: (key) => one(nextKeySeq(t), key) },
+    claim: {
+      mode: 'one',
+      statement: (req) => one(claimOutbox(t, req.ordered), req.now, req.limit, req.now + req.leaseMs, req.owner),
+    },
+    markSent: { range: true, statement: (seqs, now) => ({ ...one(markSent(t), seqs, now), counts: 'n' }) },
+    release: { range: true, statement: (seqs, owner, now) => one(releaseClaims(t), owner, seqs, now) },
+    recordFailure: {
+      mode: 'one',
+      statement: (u, now) =>
+        u.charged === false
+          ? { text: recordInterruption(t), values: recordInterruptionValues(u) }
+          : { text: recordFailure(t), values: recordFailureValues(u, now) },
+    },
+    purgeSent: { mode: 'one', statement: (before, limit) => ({ ...one(purgeSent(t), before, limit), counts: 'n' }) },
+    stats: () => one(stats(t)),
+    selectByMessageId: (messageId) => one(selectByMessageId(t), messageId),
+    acquireLease: {
+      mode: 'returning',
+      statement: (name, owner, now, expiresAt) => one(acquireLease(t), name, owner, expiresAt, now),
+    },
+  };
+}

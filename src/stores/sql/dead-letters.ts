@@ -11,7 +11,7 @@ import {
 } from './dead-letter-transition.js';
 import type { TableNames } from './naming.js';
 import { clipError } from './outbox-row.js';
-import { runIn, type HotStatement, type OwnConnection } from './own-connection.js';
+import { rangeRows, runIn, type HotStatement, type OneOrStepwise, type OwnConnection } from './own-connection.js';
 import type { SqlDialect, Statement } from './sql-dialect.js';
 
 /**
@@ -35,17 +35,17 @@ export interface DeadLetterStatements {
    * fewer rows than it was given fails the claim. The taken rows are the ones `take` returns, or
    * without `returnsRows`, the selected ones as the take left them.
    */
-  readonly claim:
-    | { readonly mode: 'one'; statement(req: ClaimDueRequest): Statement }
-    | {
-        readonly mode: 'stepwise';
-        readonly selects: readonly ((req: ClaimDueRequest, limit: number) => Statement)[];
-        readonly take: {
-          readonly chunk: number;
-          readonly returnsRows: boolean;
-          statement(req: ClaimDueRequest, ids: readonly unknown[]): Statement;
-        };
+  readonly claim: OneOrStepwise<
+    ClaimDueRequest,
+    {
+      readonly selects: readonly ((req: ClaimDueRequest, limit: number) => Statement)[];
+      readonly take: {
+        readonly chunk: number;
+        readonly returnsRows: boolean;
+        statement(req: ClaimDueRequest, ids: readonly unknown[]): Statement;
       };
+    }
+  >;
   /**
    * A replayer settling its claim in one statement with its history row (`rowCount` changed).
    * Without it, the shared transitions do it, in a transaction of the store's own.
@@ -110,14 +110,7 @@ export function createDeadLetterStore(db: OwnConnection, sql: DeadLetterStatemen
     },
 
     async claimDue(req) {
-      const { claim } = sql;
-      let rows: Record<string, unknown>[];
-      if (claim.mode === 'one') {
-        const s = claim.statement(req);
-        rows = (await db.runRange(s.text, s.values)).rows;
-      } else {
-        rows = await db.transaction((tx) => claimStepwise(tx, claim, req));
-      }
+      const rows = await rangeRows(db, sql.claim, req, claimStepwise);
       return rows.map(toDeadLetterRow).sort((a, b) => a.id - b.id);
     },
 

@@ -1,4 +1,4 @@
-import type { InsertLease, NewOutboxRow, OutboxRow, OutboxStatus } from '../../ports/outbox-store.js';
+import type { NewOutboxRow, OutboxRow, OutboxStatus } from '../../ports/outbox-store.js';
 
 /** Column list in the order every dialect's SELECT uses. */
 export const OUTBOX_COLUMNS =
@@ -57,9 +57,4 @@ export function insertValues(row: NewOutboxRow, keySeq: number): unknown[] {
     row.tracestate,
     row.createdAt,
   ];
-}
-
-/** insertValues of a row inserted already claimed, then its lease end and owner. */
-export function leasedInsertValues(row: NewOutboxRow, lease: InsertLease): unknown[] {
-  return [...insertValues(row, 0), lease.until, lease.owner];
 }

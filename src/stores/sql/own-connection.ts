@@ -14,6 +14,22 @@ export interface OwnConnection {
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
 }
 
+/** A range operation a dialect does in one statement, or (`stepwise`) in steps of its own kind. */
+export type OneOrStepwise<Q, S> =
+  { readonly mode: 'one'; statement(req: Q): Statement } | ({ readonly mode: 'stepwise' } & S);
+
+/** Runs `op`: its one statement with `runRange`, or `steps` in a transaction of the store's own. Returns the rows. */
+export async function rangeRows<Q, S>(
+  db: OwnConnection,
+  op: OneOrStepwise<Q, S>,
+  req: Q,
+  steps: (tx: SqlExecutor, op: S, req: Q) => Promise<Record<string, unknown>[]>,
+): Promise<Record<string, unknown>[]> {
+  if (op.mode === 'stepwise') return db.transaction((tx) => steps(tx, op, req));
+  const s = op.statement(req);
+  return (await db.runRange(s.text, s.values)).rows;
+}
+
 /** A statement the consumer runs per message: `name` lets an executor prepare it once per connection. */
 export interface HotStatement extends Statement {
   readonly name?: string;

@@ -1,4 +1,5 @@
 import type { Migration } from '../sql/migration.js';
+import * as steps from '../sql/migration-steps.js';
 import type { TableNames } from '../sql/naming.js';
 
 /**
@@ -9,6 +10,7 @@ import type { TableNames } from '../sql/naming.js';
 export function sqliteMigrations(t: TableNames, indexPrefix: string): Migration[] {
   // Index names are database-wide in SQLite, so they carry the prefix.
   const bare = (name: string) => `"${indexPrefix}${name}"`;
+  const changes = steps.schemaChanges({ indexName: bare, duplicateColumn: isDuplicateColumn });
   return [
     {
       id: 1,
@@ -153,27 +155,11 @@ export function sqliteMigrations(t: TableNames, indexPrefix: string): Migration[
           error TEXT
         )`,
         `CREATE INDEX IF NOT EXISTS ${bare('admin_jobs_status')} ON ${t.adminJobs} (status, id)`,
-        `CREATE INDEX IF NOT EXISTS ${bare('outbox_created')} ON ${t.outbox} (created_at)`,
-        `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_group')} ON ${t.deadLetters} (group_name, id)`,
-        `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_created')} ON ${t.deadLetters} (created_at)`,
+        ...steps.adminListIndexes(t, changes),
       ],
     },
-    {
-      id: 4,
-      name: 'dead-letter-retention',
-      // Only settled rows enter it, so it stays as small as what retention has left to delete.
-      up: [
-        `CREATE INDEX IF NOT EXISTS ${bare('dead_letters_settled')} ON ${t.deadLetters} (updated_at) WHERE status IN ('resolved', 'ignored')`,
-      ],
-    },
-    {
-      id: 5,
-      name: 'resend-history',
-      // A resend keeps the time the broker had confirmed the copy it replaces, for the message's timeline.
-      up: [
-        { sql: `ALTER TABLE ${t.outboxAttempts} ADD COLUMN confirmed_at BIGINT`, alreadyApplied: isDuplicateColumn },
-      ],
-    },
+    steps.deadLetterRetention(t, changes),
+    steps.resendHistory(t, changes),
     {
       id: 6,
       name: 'version-guards',
@@ -187,12 +173,7 @@ export function sqliteMigrations(t: TableNames, indexPrefix: string): Migration[
         ) WITHOUT ROWID`,
       ],
     },
-    {
-      id: 7,
-      name: 'relay-stopped',
-      // A graceful stop marks the heartbeat row instead of deleting it: "stopped" differs from "never ran".
-      up: [{ sql: `ALTER TABLE ${t.relays} ADD COLUMN stopped_at BIGINT`, alreadyApplied: isDuplicateColumn }],
-    },
+    steps.relayStopped(t, changes),
   ];
 }
 

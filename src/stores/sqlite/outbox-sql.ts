@@ -1,5 +1,7 @@
-import { OUTBOX_COLUMNS } from '../sql/outbox-row.js';
 import type { TableNames } from '../sql/naming.js';
+import type { OutboxStatements } from '../sql/outbox.js';
+import { stepwiseFailureSql } from '../sql/outbox-failure.js';
+import { insertValues, OUTBOX_COLUMNS } from '../sql/outbox-row.js';
 
 /**
  * SQLite statements of the outbox, one named function each. Placeholders are `?`, in text order.
@@ -25,14 +27,6 @@ export const insertOutbox = (
   version, headers, payload, traceparent, tracestate, created_at, next_attempt_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (type, msg_key) DO NOTHING`;
-
-/** The row inserted already claimed (lease end, owner last), for the relay in this process. */
-export const insertOutboxLeased = (
-  t: TableNames,
-) => `INSERT INTO ${t.outbox} (message_id, type, msg_key, topic, ordering_key, key_seq,
-  version, headers, payload, traceparent, tracestate, created_at, next_attempt_at, claimed_by)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (type, msg_key) DO NOTHING RETURNING seq`;
 
 export const selectMessageIdByTypeKey = (t: TableNames) =>
   `SELECT message_id FROM ${t.outbox} WHERE type = ? AND msg_key = ?`;
@@ -67,29 +61,10 @@ export const markSentRow = (t: TableNames) => `UPDATE ${t.outbox}
 SET status = 'sent', sent_at = ?, claimed_by = NULL
 WHERE seq = ? AND status = 'pending'`;
 
-/** ? attempts, ? next attempt, ? status, ? error, ? seq, ? owner. */
-export const recordFailure = (t: TableNames) => `UPDATE ${t.outbox}
-SET attempts = ?, next_attempt_at = ?, status = ?, last_error = ?, claimed_by = NULL
-WHERE seq = ? AND claimed_by = ? AND status = 'pending'`;
-
-/** ? attempt, ? at, ? outcome, ? error, ? actor, ? seq. After recordFailure, in its transaction. */
-export const insertAttempt = (
-  t: TableNames,
-) => `INSERT INTO ${t.outboxAttempts} (message_id, attempt, at, outcome, error, actor)
-SELECT message_id, ?, ?, ?, ?, ? FROM ${t.outbox} WHERE seq = ?`;
-
 /** ? now, ? owner, ? seq: due again at once. */
 export const releaseRow = (t: TableNames) => `UPDATE ${t.outbox}
 SET next_attempt_at = ?, claimed_by = NULL
 WHERE seq = ? AND claimed_by = ? AND status = 'pending'`;
-
-/** ? now, ? seq, ? message id, ? lease end, ? owner: due again at once. */
-export const releaseLeasedRow = (t: TableNames) => `UPDATE ${t.outbox}
-SET next_attempt_at = ?, claimed_by = NULL
-WHERE seq = ? AND message_id = ? AND next_attempt_at = ? AND claimed_by = ? AND status = 'pending'`;
-
-/** ? seq, ? message id. */
-export const countRow = (t: TableNames) => `SELECT count(*) AS n FROM ${t.outbox} WHERE seq = ? AND message_id = ?`;
 
 /** ? before, ? limit: seq and message id of sent rows older than `before`, oldest first. */
 export const selectSent = (t: TableNames, prefix: string) => `SELECT seq, message_id
@@ -115,3 +90,43 @@ export const acquireLease = (t: TableNames) => `INSERT INTO ${t.leases} (name, o
 ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
 WHERE owner = excluded.owner OR expires_at < ?
 RETURNING owner`;
+
+/**
+ * The outbox statements the shared outbox concern runs. Statements by key take one seq each, in one
+ * transaction (see the note at the top); the claim selects seqs, then takes each row by its seq.
+ */
+export function outboxStatements(t: TableNames, prefix: string): OutboxStatements {
+  const one = (text: string, ...values: unknown[]) => ({ text, values });
+  return {
+    insert: (row, keySeq) => one(insertOutbox(t), ...insertValues(row, keySeq), row.createdAt),
+    selectMessageId: (type, key) => one(selectMessageIdByTypeKey(t), type, key),
+    nextKeySeq: { statement: (key) => one(nextKeySeq(t), key) },
+    claim: {
+      mode: 'stepwise',
+      select: (req) => one(selectClaimable(t, prefix, req.ordered), req.now, req.limit),
+      take: {
+        chunk: 1,
+        returnsRows: true,
+        statement: ([seq], req) => one(claimRow(t), req.now + req.leaseMs, req.owner, seq),
+      },
+    },
+    markSent: { chunk: 1, statement: ([seq], now) => one(markSentRow(t), now, seq) },
+    release: { chunk: 1, statement: ([seq], owner, now) => one(releaseRow(t), now, seq, owner) },
+    recordFailure: { mode: 'stepwise', sql: stepwiseFailureSql(t) },
+    purgeSent: {
+      mode: 'stepwise',
+      sql: {
+        selectSent: selectSent(t, prefix),
+        deleteRows: () => deleteSent(t),
+        deleteAttempts: () => deleteAttempts(t, prefix),
+        chunk: 1,
+      },
+    },
+    stats: () => one(stats(t)),
+    selectByMessageId: (messageId) => one(selectByMessageId(t), messageId),
+    acquireLease: {
+      mode: 'returning',
+      statement: (name, owner, now, expiresAt) => one(acquireLease(t), name, owner, expiresAt, now),
+    },
+  };
+}
