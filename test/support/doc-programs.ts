@@ -49,10 +49,11 @@ export function docPrograms(root: string, pages: readonly string[]): DocProgram[
 
 /** README.md and every page of docs/. */
 export function documentationPages(root: string): string[] {
-  const docs = readdirSync(join(root, 'docs'))
+  // docs/ and its folders (docs/transports/, docs/integrations/ …), every page.
+  const docs = (readdirSync(join(root, 'docs'), { recursive: true }) as string[])
     .filter((f) => f.endsWith('.md'))
-    .sort()
-    .map((f) => `docs/${f}`);
+    .map((f) => `docs/${f.split('\\').join('/')}`)
+    .sort();
   return ['README.md', ...docs];
 }
 
