@@ -59,6 +59,7 @@ export class StreamSubscription implements Subscription, Settler {
   private closing: Promise<void> | undefined;
   private loop: Promise<void> | undefined;
   private claimTimer: NodeJS.Timeout | undefined;
+  private keepAliveTimer: NodeJS.Timeout | undefined;
   private claiming: Promise<void> | undefined;
   private wakeLoop: (() => void) | undefined;
 
@@ -84,6 +85,8 @@ export class StreamSubscription implements Subscription, Settler {
     await this.ensureGroups();
     this.loop = this.run();
     this.claimTimer = setInterval(() => void this.claimPass(), this.ctx.options.claimIntervalMs);
+    const third = Math.max(10, Math.floor(this.ctx.options.claimIdleMs / 3));
+    this.keepAliveTimer = setInterval(() => void this.keepAlive(), third);
     void this.claimPass();
   }
 
@@ -193,7 +196,7 @@ export class StreamSubscription implements Subscription, Settler {
     }
   }
 
-  /** Claims entries idle longer than claimIdleMs, and keeps this subscription's own slow entries from looking idle. */
+  /** Claims entries idle longer than claimIdleMs on any consumer. */
   private claimPass(): Promise<void> {
     if (this.closed || this.claiming || !this.ctx.commands.isReady()) return Promise.resolve();
     this.claiming = this.claimAll()
@@ -205,19 +208,32 @@ export class StreamSubscription implements Subscription, Settler {
   private async claimAll(): Promise<void> {
     const { claimIdleMs } = this.ctx.options;
     const client = this.ctx.commands.client;
-    const now = Date.now();
     for (const { stream } of this.streams) {
       const member = this.member(stream);
-      const slow = [...this.inFlight.values()]
-        .filter((f) => f.delivery.received.entry.stream === stream && now - f.since >= claimIdleMs / 3)
-        .map((f) => f.delivery.received.entry.id);
-      await touchPending(client, member, slow, Math.floor(claimIdleMs / 3));
       const free = this.prefetch - this.inFlight.size - this.backlog.length;
       if (free <= 0 || this.closed) continue;
       const claimed = await claimIdle(client, member, claimIdleMs, this.claimCursors.get(stream) ?? '0-0', free);
       this.claimCursors.set(stream, claimed.cursor);
       this.reportTrimmed(stream, claimed.deleted);
       this.enqueue(await withDeliveryCounts(client, member, claimed.entries));
+    }
+  }
+
+  /**
+   * Resets the idle time of entries handled here for a third of claimIdleMs or longer, so that a
+   * handler slower than claimIdleMs keeps its entry (no consumer, this one included, claims it).
+   */
+  private async keepAlive(): Promise<void> {
+    if (this.closed || !this.ctx.commands.isReady()) return;
+    const third = Math.floor(this.ctx.options.claimIdleMs / 3);
+    const now = Date.now();
+    for (const { stream } of this.streams) {
+      const slow = [...this.inFlight.values()]
+        .filter((f) => f.delivery.received.entry.stream === stream && now - f.since >= third)
+        .map((f) => f.delivery.received.entry.id);
+      await touchPending(this.ctx.commands.client, this.member(stream), slow, third).catch((err) =>
+        this.logFailure('XCLAIM JUSTID', err),
+      );
     }
   }
 
@@ -273,6 +289,7 @@ export class StreamSubscription implements Subscription, Settler {
   private async stop(): Promise<void> {
     this.closed = true;
     clearInterval(this.claimTimer);
+    clearInterval(this.keepAliveTimer);
     for (const timer of this.retryTimers.values()) clearTimeout(timer);
     this.reader.close(); // ends the blocking read at once
     this.wake();
