@@ -53,6 +53,8 @@ export class StreamSubscription implements Subscription, Settler {
   private readonly running = new Set<Promise<void>>();
   private readonly acking = new Set<Promise<void>>();
   private readonly claimCursors = new Map<string, string>();
+  /** Keys acked while a read of pending entries was under way: its reply may predate the XACK. */
+  private readonly ackWatches = new Set<Set<string>>();
   private readonly topics: Map<string, string>;
   private rereadOwn = true;
   private closed = false;
@@ -97,9 +99,19 @@ export class StreamSubscription implements Subscription, Settler {
 
   async ack(delivery: StreamDelivery): Promise<void> {
     const { stream, id } = delivery.received.entry;
-    this.release(keyOf(stream, id));
+    const key = keyOf(stream, id);
+    this.inFlight.delete(key);
+    this.wake();
+    this.dispatch();
     const acked = this.ctx.acks.ack(stream, this.group, id);
-    const tracked = acked.catch(() => {}).finally(() => this.acking.delete(tracked));
+    // In hand until Redis answered: a re-read of the pending list meanwhile must not deliver it again.
+    const tracked = acked
+      .catch(() => {})
+      .finally(() => {
+        this.inHand.delete(key);
+        for (const watch of this.ackWatches) watch.add(key);
+        this.acking.delete(tracked);
+      });
     this.acking.add(tracked);
     return acked;
   }
@@ -180,19 +192,37 @@ export class StreamSubscription implements Subscription, Settler {
   }
 
   private async readOwnPending(): Promise<void> {
+    const commands = this.ctx.commands.client;
     for (const { stream } of this.streams) {
       const member = this.member(stream);
-      for (let after = '0'; ;) {
-        const { entries, deleted, last } = await readOwnPending(this.reader.client, member, after, 100);
-        if (last === undefined) break;
-        if (deleted.length > 0) {
-          this.reportTrimmed(stream, deleted);
-          // Gone from the stream, they would stay in the pending list for ever.
-          await this.ctx.commands.client.call('XACK', stream, this.group, ...deleted);
-        }
-        this.enqueue(await withDeliveryCounts(this.ctx.commands.client, member, entries));
-        after = last;
+      for (let after: string | undefined = '0'; after !== undefined;) {
+        const from: string = after;
+        after = await this.enqueueRead(async () => {
+          const { entries, deleted, last } = await readOwnPending(this.reader.client, member, from, 100);
+          if (deleted.length > 0) {
+            this.reportTrimmed(stream, deleted);
+            // Gone from the stream, they would stay in the pending list for ever.
+            await commands.call('XACK', stream, this.group, ...deleted);
+          }
+          return { received: await withDeliveryCounts(commands, member, entries), result: last };
+        });
       }
+    }
+  }
+
+  /**
+   * Runs `read` (of pending entries, with their counts) and enqueues what it found, less the
+   * entries acked meanwhile: its reply may predate their XACK.
+   */
+  private async enqueueRead<T>(read: () => Promise<{ received: Received[]; result: T }>): Promise<T> {
+    const acked = new Set<string>();
+    this.ackWatches.add(acked);
+    try {
+      const { received, result } = await read();
+      this.enqueue(received.filter((r) => !acked.has(keyOf(r.entry.stream, r.entry.id))));
+      return result;
+    } finally {
+      this.ackWatches.delete(acked);
     }
   }
 
@@ -212,10 +242,12 @@ export class StreamSubscription implements Subscription, Settler {
       const member = this.member(stream);
       const free = this.prefetch - this.inFlight.size - this.backlog.length;
       if (free <= 0 || this.closed) continue;
-      const claimed = await claimIdle(client, member, claimIdleMs, this.claimCursors.get(stream) ?? '0-0', free);
-      this.claimCursors.set(stream, claimed.cursor);
-      this.reportTrimmed(stream, claimed.deleted);
-      this.enqueue(await withDeliveryCounts(client, member, claimed.entries));
+      await this.enqueueRead(async () => {
+        const claimed = await claimIdle(client, member, claimIdleMs, this.claimCursors.get(stream) ?? '0-0', free);
+        this.claimCursors.set(stream, claimed.cursor);
+        this.reportTrimmed(stream, claimed.deleted);
+        return { received: await withDeliveryCounts(client, member, claimed.entries), result: undefined };
+      });
     }
   }
 
@@ -271,13 +303,6 @@ export class StreamSubscription implements Subscription, Settler {
       );
       if (!delivery.settled) await delivery.retry();
     }
-  }
-
-  private release(key: string): void {
-    this.inFlight.delete(key);
-    this.inHand.delete(key);
-    this.wake();
-    this.dispatch();
   }
 
   private wake(): void {

@@ -1,0 +1,115 @@
+import { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PublishError } from '../../src/core/errors.js';
+import { createRedisStreamsTransport, type RedisStreamsTransport } from '../../src/transports/redis/index.js';
+import type { RedisStreamsTransportOptions } from '../../src/transports/redis/options.js';
+import { DeliveryLog, testMessage } from '../conformance/transport-suite.js';
+import { testEnv, uniqueName } from '../support/env.js';
+import { deleteStreams, killClients } from './fixtures/redis-admin.js';
+
+describe('redis connections cut from the server (CLIENT KILL)', () => {
+  let prefix: string;
+  let admin: Redis;
+  let opened: RedisStreamsTransport[];
+
+  const open = async (extra: Partial<RedisStreamsTransportOptions> = {}): Promise<RedisStreamsTransport> => {
+    const transport = await createRedisStreamsTransport({
+      url: testEnv.redisUrl,
+      prefix,
+      connectionName: prefix,
+      reconnect: { initialMs: 20, maxMs: 200 },
+      logger: null,
+      ...extra,
+    });
+    opened.push(transport);
+    if (!(await transport.waitUntilReady(10_000))) throw new Error('Redis transport not ready');
+    return transport;
+  };
+
+  /** The `id` field of every entry of `stream`. */
+  const idsIn = async (stream: string): Promise<Set<string>> => {
+    const entries = await admin.xrange(stream, '-', '+');
+    return new Set(entries.map(([, fields]) => fields[fields.indexOf('id') + 1]!));
+  };
+
+  beforeEach(() => {
+    prefix = `${uniqueName('faults')}:`;
+    admin = new Redis(testEnv.redisUrl);
+    opened = [];
+  });
+
+  afterEach(async () => {
+    await Promise.all(opened.map((t) => t.close()));
+    await deleteStreams(admin, prefix);
+    admin.disconnect();
+  });
+
+  it('fails the publishes in flight with SURETY_CONNECTION_LOST; every one that resolved is in the stream; then publishes again', async () => {
+    const transport = await open();
+    const outcomes: Promise<{ id: string; error?: unknown }>[] = [];
+    let killed = false;
+    for (let round = 0; round < 20; round++) {
+      for (let i = 0; i < 250; i++) {
+        const message = testMessage(`r${round}m${i}`);
+        outcomes.push(
+          transport.publish({ topic: 't', message }).then(
+            () => ({ id: message.id }),
+            (error: unknown) => ({ id: message.id, error }),
+          ),
+        );
+      }
+      if (round === 5) {
+        await outcomes[0]; // the first batches are answered, later ones on the wire or queued
+        expect(await killClients(admin, prefix)).toBeGreaterThan(0);
+        killed = true;
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(killed).toBe(true);
+    const settled = await Promise.all(outcomes);
+    const failed = settled.filter((o) => o.error);
+    const resolved = settled.filter((o) => !o.error);
+    expect(failed.length).toBeGreaterThan(0);
+    expect(resolved.length).toBeGreaterThan(0);
+    for (const { error } of failed) {
+      expect(error).toBeInstanceOf(PublishError);
+      expect((error as PublishError).code).toBe('SURETY_CONNECTION_LOST');
+    }
+    const inStream = await idsIn(`${prefix}t`);
+    expect(resolved.filter((o) => !inStream.has(o.id))).toEqual([]);
+
+    expect(await transport.waitUntilReady(10_000)).toBe(true);
+    const after = testMessage('after');
+    await transport.publish({ topic: 't', message: after });
+    expect((await idsIn(`${prefix}t`)).has(after.id)).toBe(true);
+  });
+
+  it('resumes the subscription, first delivering its own pending entries whose reply the cut swallowed', async () => {
+    const consumerName = 'steady';
+    // claimIdleMs far beyond the test: only re-reading its own pending list can deliver them.
+    const transport = await open({ consumerName, claimIdleMs: 600_000 });
+    const stream = `${prefix}t`;
+    // `before` is held: with prefetch 1 the subscription reads nothing more until it is acked.
+    const log = new DeliveryLog(async () => {});
+    await transport.subscribe({ group: 'g', topics: ['t'], prefetch: 1 }, log.handler);
+    const before = testMessage('before');
+    await transport.publish({ topic: 't', message: before });
+    await log.until('the first message', (l) => l.countOf(before.id) === 1);
+
+    // An entry read for this consumer whose reply never reached it, as when a connection drops.
+    const swallowed = testMessage('swallowed');
+    await admin.xadd(stream, '*', 'id', swallowed.id, 'h', JSON.stringify(swallowed.headers), 'b', swallowed.body);
+    await admin.xreadgroup('GROUP', 'g', consumerName, 'COUNT', 1, 'STREAMS', stream, '>');
+
+    expect(await killClients(admin, prefix)).toBe(2); // the command connection and the subscription's
+    expect(await transport.waitUntilReady(10_000)).toBe(true);
+    log.behaviour = (d) => d.ack();
+    await log.deliveries[0]!.ack();
+    await log.until('the swallowed entry, from the pending list', (l) => l.countOf(swallowed.id) === 1);
+    expect(await transport.waitUntilReady(10_000)).toBe(true);
+    const after = testMessage('after');
+    await transport.publish({ topic: 't', message: after });
+    await log.until('a message published after the cut', (l) => l.countOf(after.id) === 1);
+    expect(log.countOf(before.id)).toBe(1);
+  });
+});
