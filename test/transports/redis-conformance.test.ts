@@ -2,7 +2,16 @@ import { Redis } from 'ioredis';
 import { createRedisStreamsTransport, type RedisStreamsTransport } from '../../src/transports/redis/index.js';
 import { runTransportConformance } from '../conformance/transport-suite.js';
 import { testEnv, uniqueName } from '../support/env.js';
-import { deleteStreams } from './fixtures/redis-admin.js';
+import { deleteStreams, killClients } from './fixtures/redis-admin.js';
+
+const capabilities = {
+  unroutableDetection: false, // XADD succeeds whether or not a group reads the stream
+  persistent: true,
+  redeliveryCount: true,
+  checkpoint: false,
+  orderedPerTopic: true,
+  connectionCut: true,
+};
 
 runTransportConformance(
   'redis',
@@ -24,21 +33,26 @@ runTransportConformance(
       return transport;
     };
     const admin = new Redis(testEnv.redisUrl);
-    return {
+    // Built apart from the return so that suites without connectionCut accept its extra member.
+    const fixture = {
       transport: await open(),
-      uniqueTopic: (label) => uniqueName(label),
-      prepareTopic: async (topic, group) => {
+      uniqueTopic: (label: string) => uniqueName(label),
+      prepareTopic: async (topic: string, group: string) => {
         await admin.call('XGROUP', 'CREATE', `${prefix}${topic}`, group, '0', 'MKSTREAM').catch((err: Error) => {
           if (!err.message.startsWith('BUSYGROUP')) throw err;
         });
       },
       openAnother: open,
+      cutConnections: async () => {
+        if ((await killClients(admin, prefix)) === 0) throw new Error('no connection to cut');
+      },
       teardown: async () => {
         await Promise.all(opened.map((t) => t.close()));
         await deleteStreams(admin, prefix);
         admin.disconnect();
       },
     };
+    return fixture;
   },
-  { unroutableDetection: false, persistent: true, redeliveryCount: true, checkpoint: false, orderedPerTopic: true },
+  capabilities,
 );

@@ -50,6 +50,8 @@ export class StreamSubscription implements Subscription, Settler {
   /** Every entry in hand: in the backlog, in flight, or waiting to be retried. */
   private readonly inHand = new Set<string>();
   private readonly retryTimers = new Map<string, NodeJS.Timeout>();
+  /** Deliveries handed out before the connection was lost: they count as unsettled no more. */
+  private readonly voided = new WeakSet<StreamDelivery>();
   private readonly running = new Set<Promise<void>>();
   private readonly acking = new Set<Promise<void>>();
   private readonly claimCursors = new Map<string, string>();
@@ -75,7 +77,7 @@ export class StreamSubscription implements Subscription, Settler {
     private readonly onClosed: () => void,
   ) {
     this.reader = new RedisConnection(ctx.driver, ctx.options, `${ctx.options.connectionName}:sub`);
-    this.reader.onReady(() => (this.rereadOwn = true));
+    this.reader.onReady(() => this.afterConnect());
     this.topics = new Map(streams.map((s) => [s.stream, s.topic]));
   }
 
@@ -99,6 +101,8 @@ export class StreamSubscription implements Subscription, Settler {
 
   async ack(delivery: StreamDelivery): Promise<void> {
     const { stream, id } = delivery.received.entry;
+    // A delivery the connection's loss voided is delivered again; its late ack is still true.
+    if (this.voided.has(delivery)) return this.ctx.acks.ack(stream, this.group, id);
     const key = keyOf(stream, id);
     this.inFlight.delete(key);
     this.wake();
@@ -117,6 +121,7 @@ export class StreamSubscription implements Subscription, Settler {
   }
 
   retry(delivery: StreamDelivery): void {
+    if (this.voided.has(delivery)) return; // delivered again already
     const { stream, id } = delivery.received.entry;
     const key = keyOf(stream, id);
     this.inFlight.delete(key);
@@ -127,6 +132,21 @@ export class StreamSubscription implements Subscription, Settler {
       key,
       setTimeout(() => void this.redeliver(delivery, key), delay),
     );
+  }
+
+  /**
+   * After a (re)connect: read this consumer's pending list again before new entries. As a broker
+   * requeues what a lost connection had not settled, deliveries in hand are void and come again
+   * from that list (their handlers may still ack: an XACK holds from any connection).
+   */
+  private afterConnect(): void {
+    this.rereadOwn = true;
+    for (const [key, { delivery }] of this.inFlight) {
+      this.voided.add(delivery);
+      this.inFlight.delete(key);
+      this.inHand.delete(key);
+    }
+    this.wake();
   }
 
   private async run(): Promise<void> {
