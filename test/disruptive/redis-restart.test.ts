@@ -9,6 +9,7 @@ import { deleteStreams } from '../support/brokers/redis.js';
 import { DeliveryLog, testMessage } from '../conformance/transport-suite.js';
 import { testEnv, uniqueName } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
+import { redisAnswers } from '../transports/fixtures/redis-private-server.js';
 
 const exec = promisify(execFile);
 const services = fileURLToPath(new URL('../../scripts/services/', import.meta.url));
@@ -23,19 +24,6 @@ async function startRedis(): Promise<void> {
     const result = await run(start.file, start.args);
     if (!result.ok) throw new Error(result.output);`;
   await exec(process.execPath, ['--input-type=module', '-e', code], { timeout: 60_000 });
-}
-
-async function redisAnswers(): Promise<boolean> {
-  const client = new Redis(testEnv.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
 }
 
 describe('Redis shut down mid-run and started again', () => {
@@ -55,14 +43,14 @@ describe('Redis shut down mid-run and started again', () => {
 
   afterEach(async () => {
     await transport.close();
-    if (!(await redisAnswers())) await startRedis();
+    if (!(await redisAnswers(testEnv.redisUrl))) await startRedis();
     const admin = new Redis(testEnv.redisUrl);
     await deleteStreams(admin, prefix);
     admin.disconnect();
   });
 
   afterAll(async () => {
-    if (!(await redisAnswers())) await startRedis(); // never leave Redis down for the next test
+    if (!(await redisAnswers(testEnv.redisUrl))) await startRedis(); // never leave Redis down for the next test
   });
 
   it('reconnects by itself; publishes fail while it is down, and publishing and consuming work again after', async () => {

@@ -1,33 +1,18 @@
 import { createInterface } from 'node:readline';
-import { Redis } from 'ioredis';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRedisStreamsTransport, type RedisStreamsTransport } from '../../src/transports/redis/index.js';
-import { testEnv, uniqueName } from '../support/env.js';
+import { describe, expect, it } from 'vitest';
+import { testEnv } from '../support/env.js';
 import { exited, spawnTs } from '../support/spawn.js';
 import { waitFor } from '../support/wait.js';
-import { deleteStreams } from './fixtures/redis-admin.js';
 import { effectsConsumer } from './fixtures/redis-consumer-app.js';
 import { envelopes } from './fixtures/redis-envelopes.js';
+import { useRedisTestbed } from './fixtures/redis-testbed.js';
 
 describe('redis: a dead consumer’s pending entries', () => {
-  let prefix: string;
-  let admin: Redis;
-  let opened: RedisStreamsTransport[];
-
-  beforeEach(() => {
-    prefix = `${uniqueName('claims')}:`;
-    admin = new Redis(testEnv.redisUrl);
-    opened = [];
-  });
-
-  afterEach(async () => {
-    await Promise.all(opened.map((t) => t.close()));
-    await deleteStreams(admin, prefix);
-    admin.disconnect();
-  });
+  const bed = useRedisTestbed('claims');
 
   it('are claimed by a live consumer (XAUTOCLAIM) after the first is SIGKILLed, and each has its effect once', async () => {
     const [group, topic] = ['billing', 'order.created'];
+    const { prefix, admin } = bed;
     const stream = `${prefix}${topic}`;
     const child = spawnTs('transports/fixtures/redis-consumer.ts', {
       SURETY_REDIS_URL: testEnv.redisUrl,
@@ -42,9 +27,7 @@ describe('redis: a dead consumer’s pending entries', () => {
       if (line.startsWith('held ')) held.push(line.slice(5));
     });
     try {
-      const publisher = await createRedisStreamsTransport({ url: testEnv.redisUrl, prefix, logger: null });
-      opened.push(publisher);
-      await publisher.waitUntilReady(10_000);
+      const publisher = await bed.open();
       await waitFor('the child to create its group', async () => (await admin.exists(stream)) === 1, 30_000);
       const messages = envelopes(topic, 20);
       await Promise.all(messages.map((message) => publisher.publish({ topic, message })));
@@ -58,14 +41,7 @@ describe('redis: a dead consumer’s pending entries', () => {
     expect(pending).toBe(20);
     expect(perConsumer).toEqual([['doomed', '20']]);
 
-    const survivor = await createRedisStreamsTransport({
-      url: testEnv.redisUrl,
-      prefix,
-      consumerName: 'survivor',
-      claimIdleMs: 500,
-      logger: null,
-    });
-    opened.push(survivor);
+    const survivor = await bed.open({ consumerName: 'survivor', claimIdleMs: 500 });
     const app = await effectsConsumer(survivor, group, topic);
     try {
       await app.consumer.start();

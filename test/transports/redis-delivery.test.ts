@@ -1,42 +1,17 @@
-import { Redis } from 'ioredis';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeEnvelope } from '../../src/core/wire.js';
 import { PoisonMessageError } from '../../src/core/errors.js';
-import { createRedisStreamsTransport, type RedisStreamsTransport } from '../../src/transports/redis/index.js';
-import type { RedisStreamsTransportOptions } from '../../src/transports/redis/options.js';
 import { DeliveryLog, testMessage } from '../conformance/transport-suite.js';
-import { testEnv, uniqueName } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
-import { deleteStreams } from './fixtures/redis-admin.js';
+import { useRedisTestbed } from './fixtures/redis-testbed.js';
 import { effectsConsumer } from './fixtures/redis-consumer-app.js';
 import { envelopes } from './fixtures/redis-envelopes.js';
 
 describe('redis deliveries', () => {
-  let prefix: string;
-  let admin: Redis;
-  let opened: RedisStreamsTransport[];
-
-  const open = async (extra: Partial<RedisStreamsTransportOptions> = {}): Promise<RedisStreamsTransport> => {
-    const transport = await createRedisStreamsTransport({ url: testEnv.redisUrl, prefix, logger: null, ...extra });
-    opened.push(transport);
-    if (!(await transport.waitUntilReady(10_000))) throw new Error('Redis transport not ready');
-    return transport;
-  };
-
-  beforeEach(() => {
-    prefix = `${uniqueName('delivery')}:`;
-    admin = new Redis(testEnv.redisUrl);
-    opened = [];
-  });
-
-  afterEach(async () => {
-    await Promise.all(opened.map((t) => t.close()));
-    await deleteStreams(admin, prefix);
-    admin.disconnect();
-  });
+  const bed = useRedisTestbed('delivery');
 
   it('count Redis deliveries: redeliveries is the count minus one, and past maxDeliveries the delivery is exhausted', async () => {
-    const transport = await open({ maxDeliveries: 2, retryDelayMs: 20 });
+    const transport = await bed.open({ maxDeliveries: 2, retryDelayMs: 20 });
     const sent = testMessage('crash-loop');
     await transport.publish({ topic: 't', message: sent });
     const log = new DeliveryLog((d) => (d.exhausted ? d.ack() : d.retry()));
@@ -48,19 +23,19 @@ describe('redis deliveries', () => {
       undefined,
       { reason: 'max_deliveries', deliveries: 2 },
     ]);
-    await waitFor('the ack', async () => ((await admin.xpending(`${prefix}t`, 'g')) as [number])[0] === 0);
+    await waitFor('the ack', async () => ((await bed.admin.xpending(`${bed.prefix}t`, 'g')) as [number])[0] === 0);
   });
 
   it('hand an entry past maxDeliveries to the consumer, which records it as a dead letter without running the handler', async () => {
-    const stream = `${prefix}t`;
-    await admin.xgroup('CREATE', stream, 'billing', '0', 'MKSTREAM');
-    const transport = await open({ maxDeliveries: 3, claimIdleMs: 200 });
+    const stream = `${bed.prefix}t`;
+    await bed.admin.xgroup('CREATE', stream, 'billing', '0', 'MKSTREAM');
+    const transport = await bed.open({ maxDeliveries: 3, claimIdleMs: 200 });
     const [poisonous] = envelopes('t', 1);
     await transport.publish({ topic: 't', message: poisonous! });
     // A crash loop as Redis sees it: delivered to consumers that never settled it, four times.
-    await admin.xreadgroup('GROUP', 'billing', 'crashed', 'COUNT', 1, 'STREAMS', stream, '>');
-    const entryId = (await admin.xrange(stream, '-', '+'))[0]![0];
-    for (let i = 0; i < 3; i++) await admin.xclaim(stream, 'billing', 'crashed', 0, entryId);
+    await bed.admin.xreadgroup('GROUP', 'billing', 'crashed', 'COUNT', 1, 'STREAMS', stream, '>');
+    const entryId = (await bed.admin.xrange(stream, '-', '+'))[0]![0];
+    for (let i = 0; i < 3; i++) await bed.admin.xclaim(stream, 'billing', 'crashed', 0, entryId);
     const app = await effectsConsumer(transport, 'billing', 't');
     try {
       await app.consumer.start();
@@ -69,24 +44,24 @@ describe('redis deliveries', () => {
       expect(dead!.message_id).toBe(poisonous!.id);
       expect(dead!.last_error).toContain('max_deliveries');
       expect(await app.effects()).toEqual([]);
-      await waitFor('the ack', async () => ((await admin.xpending(stream, 'billing')) as [number])[0] === 0);
+      await waitFor('the ack', async () => ((await bed.admin.xpending(stream, 'billing')) as [number])[0] === 0);
     } finally {
       await app.close();
     }
   });
 
   it('deliver entries that are not Surety messages instead of dropping them; the consumer dead-letters them and goes on', async () => {
-    const stream = `${prefix}t`;
-    await admin.xgroup('CREATE', stream, 'billing', '0', 'MKSTREAM');
+    const stream = `${bed.prefix}t`;
+    await bed.admin.xgroup('CREATE', stream, 'billing', '0', 'MKSTREAM');
     const [good] = envelopes('t', 1);
-    await admin.xadd(stream, '*', 'something', 'else');
-    await admin.xadd(stream, '*', 'id', good!.id.replace(/.$/, '0'), 'h', '{not json', 'b', '{}');
-    await admin.xadd(stream, '*', 'id', 'x', 'h', '{"a":1}');
-    const transport = await open();
+    await bed.admin.xadd(stream, '*', 'something', 'else');
+    await bed.admin.xadd(stream, '*', 'id', good!.id.replace(/.$/, '0'), 'h', '{not json', 'b', '{}');
+    await bed.admin.xadd(stream, '*', 'id', 'x', 'h', '{"a":1}');
+    const transport = await bed.open();
     await transport.publish({ topic: 't', message: good! });
 
     const log = new DeliveryLog();
-    const probe = await open({ consumerName: 'reader' });
+    const probe = await bed.open({ consumerName: 'reader' });
     const subscription = await probe.subscribe({ group: 'inspect', topics: ['t'] }, log.handler);
     await log.until('all four entries', (l) => l.deliveries.length === 4);
     await subscription.close();
@@ -108,7 +83,10 @@ describe('redis deliveries', () => {
       });
       expect((await app.deadLetters()).map((d) => d.poison)).toEqual([1, 1, 1]);
       expect(JSON.parse((await app.deadLetters())[0]!.headers)['surety-redis-poison']).toContain('is missing');
-      await waitFor('every entry acked', async () => ((await admin.xpending(stream, 'billing')) as [number])[0] === 0);
+      await waitFor(
+        'every entry acked',
+        async () => ((await bed.admin.xpending(stream, 'billing')) as [number])[0] === 0,
+      );
     } finally {
       await app.close();
     }
@@ -116,8 +94,8 @@ describe('redis deliveries', () => {
 
   it('keep an entry whose handler is slower than claimIdleMs: no other consumer claims it while it works', async () => {
     // b looks for idle entries far more often than a: only a's idle reset keeps the entry from it.
-    const a = await open({ claimIdleMs: 300, claimIntervalMs: 100, consumerName: 'a' });
-    const b = await open({ claimIdleMs: 300, claimIntervalMs: 20, consumerName: 'b' });
+    const a = await bed.open({ claimIdleMs: 300, claimIntervalMs: 100, consumerName: 'a' });
+    const b = await bed.open({ claimIdleMs: 300, claimIntervalMs: 20, consumerName: 'b' });
     const sent = testMessage('slow');
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -133,16 +111,21 @@ describe('redis deliveries', () => {
     // Five times claimIdleMs: without the idle reset, b would have claimed it.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     // Still a's, delivered once: resetting the idle time (XCLAIM JUSTID) counts no delivery.
-    const [entry] = (await admin.xpending(`${prefix}t`, 'g', '-', '+', 10)) as [string, string, number, number][];
+    const [entry] = (await bed.admin.xpending(`${bed.prefix}t`, 'g', '-', '+', 10)) as [
+      string,
+      string,
+      number,
+      number,
+    ][];
     expect([entry![1], entry![3]]).toEqual(['a', 1]);
     release();
-    await waitFor('the ack', async () => ((await admin.xpending(`${prefix}t`, 'g')) as [number])[0] === 0);
+    await waitFor('the ack', async () => ((await bed.admin.xpending(`${bed.prefix}t`, 'g')) as [number])[0] === 0);
     expect(other.deliveries).toHaveLength(0);
     expect(slow.deliveries).toHaveLength(1);
   });
 
   it('start a new group at the end of the stream with groupStart "$"', async () => {
-    const transport = await open({ groupStart: '$' });
+    const transport = await bed.open({ groupStart: '$' });
     const before = testMessage('before');
     await transport.publish({ topic: 't', message: before });
     const log = new DeliveryLog();

@@ -1,52 +1,21 @@
-import { Redis } from 'ioredis';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PublishError } from '../../src/core/errors.js';
-import { createRedisStreamsTransport, type RedisStreamsTransport } from '../../src/transports/redis/index.js';
-import type { RedisStreamsTransportOptions } from '../../src/transports/redis/options.js';
 import { DeliveryLog, testMessage } from '../conformance/transport-suite.js';
-import { testEnv, uniqueName } from '../support/env.js';
 import { waitFor } from '../support/wait.js';
-import { deleteStreams, killClients } from './fixtures/redis-admin.js';
+import { killClients } from './fixtures/redis-admin.js';
+import { useRedisTestbed } from './fixtures/redis-testbed.js';
 
 describe('redis connections cut from the server (CLIENT KILL)', () => {
-  let prefix: string;
-  let admin: Redis;
-  let opened: RedisStreamsTransport[];
-
-  const open = async (extra: Partial<RedisStreamsTransportOptions> = {}): Promise<RedisStreamsTransport> => {
-    const transport = await createRedisStreamsTransport({
-      url: testEnv.redisUrl,
-      prefix,
-      connectionName: prefix,
-      reconnect: { initialMs: 20, maxMs: 200 },
-      logger: null,
-      ...extra,
-    });
-    opened.push(transport);
-    if (!(await transport.waitUntilReady(10_000))) throw new Error('Redis transport not ready');
-    return transport;
-  };
+  const bed = useRedisTestbed('faults', { reconnect: { initialMs: 20, maxMs: 200 } });
 
   /** The `id` field of every entry of `stream`. */
   const idsIn = async (stream: string): Promise<Set<string>> => {
-    const entries = await admin.xrange(stream, '-', '+');
+    const entries = await bed.admin.xrange(stream, '-', '+');
     return new Set(entries.map(([, fields]) => fields[fields.indexOf('id') + 1]!));
   };
 
-  beforeEach(() => {
-    prefix = `${uniqueName('faults')}:`;
-    admin = new Redis(testEnv.redisUrl);
-    opened = [];
-  });
-
-  afterEach(async () => {
-    await Promise.all(opened.map((t) => t.close()));
-    await deleteStreams(admin, prefix);
-    admin.disconnect();
-  });
-
   it('fails the publishes in flight with SURETY_CONNECTION_LOST; every one that resolved is in the stream; then publishes again', async () => {
-    const transport = await open();
+    const transport = await bed.open();
     const outcomes: Promise<{ id: string; error?: unknown }>[] = [];
     let killed = false;
     for (let round = 0; round < 20; round++) {
@@ -61,7 +30,7 @@ describe('redis connections cut from the server (CLIENT KILL)', () => {
       }
       if (round === 5) {
         await outcomes[0]; // the first batches are answered, later ones on the wire or queued
-        expect(await killClients(admin, prefix)).toBeGreaterThan(0);
+        expect(await killClients(bed.admin, bed.prefix)).toBeGreaterThan(0);
         killed = true;
       }
       await new Promise((resolve) => setImmediate(resolve));
@@ -76,20 +45,20 @@ describe('redis connections cut from the server (CLIENT KILL)', () => {
       expect(error).toBeInstanceOf(PublishError);
       expect((error as PublishError).code).toBe('SURETY_CONNECTION_LOST');
     }
-    const inStream = await idsIn(`${prefix}t`);
+    const inStream = await idsIn(`${bed.prefix}t`);
     expect(resolved.filter((o) => !inStream.has(o.id))).toEqual([]);
 
     expect(await transport.waitUntilReady(10_000)).toBe(true);
     const after = testMessage('after');
     await transport.publish({ topic: 't', message: after });
-    expect((await idsIn(`${prefix}t`)).has(after.id)).toBe(true);
+    expect((await idsIn(`${bed.prefix}t`)).has(after.id)).toBe(true);
   });
 
   it('resumes the subscription from its own pending list: what it held unsettled, and entries whose reply the cut swallowed', async () => {
     const consumerName = 'steady';
     // claimIdleMs far beyond the test: only re-reading its own pending list can deliver them.
-    const transport = await open({ consumerName, claimIdleMs: 600_000 });
-    const stream = `${prefix}t`;
+    const transport = await bed.open({ consumerName, claimIdleMs: 600_000 });
+    const stream = `${bed.prefix}t`;
     // `before` is held: with prefetch 1 the subscription reads nothing more until it is acked.
     const log = new DeliveryLog(async () => {});
     await transport.subscribe({ group: 'g', topics: ['t'], prefetch: 1 }, log.handler);
@@ -99,11 +68,11 @@ describe('redis connections cut from the server (CLIENT KILL)', () => {
 
     // An entry read for this consumer whose reply never reached it, as when a connection drops.
     const swallowed = testMessage('swallowed');
-    await admin.xadd(stream, '*', 'id', swallowed.id, 'h', JSON.stringify(swallowed.headers), 'b', swallowed.body);
-    await admin.xreadgroup('GROUP', 'g', consumerName, 'COUNT', 1, 'STREAMS', stream, '>');
+    await bed.admin.xadd(stream, '*', 'id', swallowed.id, 'h', JSON.stringify(swallowed.headers), 'b', swallowed.body);
+    await bed.admin.xreadgroup('GROUP', 'g', consumerName, 'COUNT', 1, 'STREAMS', stream, '>');
 
     log.behaviour = (d) => d.ack();
-    expect(await killClients(admin, prefix)).toBe(2); // the command connection and the subscription's
+    expect(await killClients(bed.admin, bed.prefix)).toBe(2); // the command connection and the subscription's
     // As a broker requeues what a lost connection left unsettled, the held entry comes again too.
     await log.until(
       'the held entry again and the swallowed one, from the pending list',
@@ -116,6 +85,6 @@ describe('redis connections cut from the server (CLIENT KILL)', () => {
     await transport.publish({ topic: 't', message: after });
     await log.until('a message published after the cut', (l) => l.countOf(after.id) === 1);
     expect(log.countOf(before.id)).toBe(2);
-    await waitFor('every entry acked', async () => ((await admin.xpending(stream, 'g')) as [number])[0] === 0);
+    await waitFor('every entry acked', async () => ((await bed.admin.xpending(stream, 'g')) as [number])[0] === 0);
   });
 });
