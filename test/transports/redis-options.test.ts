@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRedisStreamProbe, createRedisStreamsTransport } from '../../src/transports/redis/index.js';
+import { loadIoredis, type RedisDriver } from '../../src/transports/redis/driver.js';
 import { resolveOptions, type RedisStreamsTransportOptions } from '../../src/transports/redis/options.js';
 import { testEnv, uniqueName } from '../support/env.js';
 import { optionError as thrown } from '../support/option-error.js';
@@ -79,5 +80,17 @@ describe('redis options, parsed once like the core components', () => {
   it('of the probe name themselves too', () => {
     expect(thrown(() => createRedisStreamProbe({ url, maxLen: 0 }))).toMatchObject({ option: 'maxLen' });
     expect(thrown(() => createRedisStreamProbe({ url: uniqueName('x') }))).toMatchObject({ option: 'url' });
+  });
+
+  it('without ioredis installed, fail with SURETY_DRIVER_MISSING naming the package to install', async () => {
+    const missing = Object.assign(new Error("Cannot find package 'ioredis'"), { code: 'ERR_MODULE_NOT_FOUND' });
+    await expect(loadIoredis(() => Promise.reject(missing))).rejects.toMatchObject({
+      code: 'SURETY_DRIVER_MISSING',
+      message: 'the optional dependency "ioredis" is not installed: npm install ioredis',
+    });
+    const other = new Error('boom');
+    await expect(loadIoredis(() => Promise.reject(other))).rejects.toBe(other);
+    await expect(loadIoredis()).resolves.toHaveProperty('Redis');
+    expect(typeof ((await loadIoredis()) satisfies RedisDriver).Redis).toBe('function');
   });
 });

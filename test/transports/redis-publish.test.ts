@@ -87,18 +87,23 @@ describe('redis publishing', () => {
     expect(await bed.admin.xlen(`${bed.prefix}t`)).toBe(1);
   });
 
-  it('rejects at once, never buffers, while it has no connection; not ready, and waitUntilReady times out', async () => {
+  it('rejects publishes at once, never buffers, while it has no connection; subscribe gives up after startTimeoutMs', async () => {
     const nobody = createServer();
     await new Promise<void>((resolve) => nobody.listen(0, '127.0.0.1', resolve));
     const { port } = nobody.address() as AddressInfo;
     await new Promise<void>((resolve) => nobody.close(() => resolve())); // a port nothing listens on
-    const transport = await createRedisStreamsTransport({ url: `redis://127.0.0.1:${port}`, logger: null });
+    const url = `redis://127.0.0.1:${port}`;
+    const transport = await createRedisStreamsTransport({ url, startTimeoutMs: 200, logger: null });
     try {
       expect(transport.isReady()).toBe(false);
       expect(await transport.waitUntilReady(200)).toBe(false);
       const attempt = transport.publish({ topic: 't', message: testMessage('nowhere') });
       await expect(attempt).rejects.toMatchObject({ code: 'SURETY_CONNECTION_LOST' });
-      await expect(attempt).rejects.toThrow(`redis://127.0.0.1:${port}`);
+      await expect(attempt).rejects.toThrow(url);
+      // subscribe waits up to startTimeoutMs for a connection, then says where it could not connect.
+      const subscribing = transport.subscribe({ group: 'g', topics: ['t'] }, async () => {});
+      await expect(subscribing).rejects.toMatchObject({ code: 'SURETY_CONNECTION_LOST' });
+      await expect(subscribing).rejects.toThrow(`could not subscribe to surety:t: no connection to Redis at ${url}`);
     } finally {
       await transport.close();
     }
