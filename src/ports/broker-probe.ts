@@ -29,8 +29,13 @@ export interface QueueState {
    * dropped. Absent when the probe cannot tell.
    */
   readonly deadLetters?: { readonly exchange: string; readonly parkingQueue: string | null } | null;
+  /**
+   * Risks the probe saw that its figures alone do not show, one sentence each (e.g. Redis trimming
+   * entries a group has not acked). The doctor reports each as a warning. Absent: none known.
+   */
+  readonly warnings?: readonly string[];
   /** Where the figures came from. */
-  readonly source: 'amqp' | 'management' | 'log' | 'jetstream';
+  readonly source: 'amqp' | 'management' | 'log' | 'jetstream' | 'redis';
 }
 
 export interface BrokerProbe {

@@ -72,6 +72,7 @@ export async function brokerChecks(
     checks.push(queueCheck(state, t));
     if (!state.exists) continue;
     checks.push(...durabilityChecks(state), ...deliveryLimitChecks(state, facts, parkingQueues.has(name)));
+    checks.push(...probeWarnings(state));
     const parkingQueue = state.deadLetters?.parkingQueue;
     if (parkingQueue) {
       const parking = await inspect(parkingQueue);
@@ -175,6 +176,18 @@ function queueCheck(q: QueueState, t: DoctorThresholds): DoctorCheck {
     level: 'ok',
     message: `${q.name}: ${count(q.ready)} ready${unacked}, ${plural(q.consumers, 'consumer')}`,
   };
+}
+
+/** What the probe itself flagged about a queue (e.g. Redis trimming entries a group has not acked). */
+function probeWarnings(q: QueueState): DoctorCheck[] {
+  return (q.warnings ?? []).map((message) => ({
+    id: 'broker.queue-risk',
+    place,
+    level: 'warn' as const,
+    message,
+    facts: { queue: q.name, arguments: q.arguments },
+    nextStep: `see the ${q.source} transport's documentation on settings the doctor warns about`,
+  }));
 }
 
 function durabilityChecks(q: QueueState): DoctorCheck[] {
