@@ -73,6 +73,15 @@ async function probeFor(config: SuretyConfig): Promise<BrokerProbe | undefined> 
     const { createEmbeddedQueueProbe } = await import('../transports/embedded/queue-probe.js');
     return createEmbeddedQueueProbe({ path: t.path });
   }
+  if (t?.kind === 'redis' && typeof t.url === 'string') {
+    const { createRedisStreamProbe } = await import('../transports/redis/queue-probe.js');
+    return createRedisStreamProbe({
+      url: t.url,
+      ...(t.prefix === undefined ? {} : { prefix: t.prefix }),
+      ...(t.maxLen === undefined ? {} : { maxLen: t.maxLen }),
+      ...(t.maxAgeMs === undefined ? {} : { maxAgeMs: t.maxAgeMs }),
+    });
+  }
   if (t?.kind === 'nats' && t.url) {
     const { createNatsQueueProbe } = await import('../transports/nats/queue-probe.js');
     return createNatsQueueProbe({ url: t.url });

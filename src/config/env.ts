@@ -39,7 +39,12 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
     kind: 'string',
     description: 'PostgreSQL schema (of every database)',
   },
-  { name: 'SURETY_TRANSPORT', path: 'transport.kind', kind: 'string', description: 'rabbitmq, nats or embedded' },
+  {
+    name: 'SURETY_TRANSPORT',
+    path: 'transport.kind',
+    kind: 'string',
+    description: 'rabbitmq, nats, redis or embedded',
+  },
   {
     name: 'SURETY_AMQP_URL',
     path: 'transport.url',
@@ -58,6 +63,7 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
     kind: 'urls',
     description: 'NATS server URL (comma-separated: one per cluster server)',
   },
+  { name: 'SURETY_REDIS_URL', path: 'transport.url', kind: 'string', description: 'Redis URL (Redis Streams)' },
   { name: 'SURETY_LOG_PATH', path: 'transport.path', kind: 'string', description: 'embedded log file' },
   { name: 'SURETY_QUEUES', path: 'transport.queues', kind: 'list', description: 'comma-separated queue names' },
   { name: 'SURETY_RELAY_ENABLED', path: 'relay.enabled', kind: 'boolean', description: 'run the relay (start)' },

@@ -41,7 +41,7 @@ export interface LoadedConfig {
  * the file.
  * @example
  * const { config } = await loadConfig({ file: 'surety.yaml' });
- * // config error at transport.kind: must be one of rabbitmq, embedded, nats (got "sqs")
+ * // config error at transport.kind: must be one of rabbitmq, embedded, nats, redis (got "sqs")
  */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const env = options.env ?? process.env;
@@ -101,6 +101,8 @@ function inferTransportKind(raw: Record<string, unknown>): void {
   if (transport.kind !== undefined) return;
   const url = [transport.url].flat()[0];
   if (typeof url === 'string' && /^(nats|tls):\/\//.test(url) && transport.path === undefined) transport.kind = 'nats';
+  else if (typeof url === 'string' && /^rediss?:\/\//.test(url) && transport.path === undefined)
+    transport.kind = 'redis';
   else if (transport.url !== undefined && transport.path === undefined) transport.kind = 'rabbitmq';
   else if (transport.path !== undefined && transport.url === undefined) transport.kind = 'embedded';
 }

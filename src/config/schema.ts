@@ -8,7 +8,7 @@ import { nodeUrlsSchema } from './node-urls.js';
 const positive = z.number().int().min(1);
 
 /** Brokers the CLI can open from a config file; code can use any transport. */
-export const TRANSPORT_KINDS = ['rabbitmq', 'embedded', 'nats'] as const;
+export const TRANSPORT_KINDS = ['rabbitmq', 'embedded', 'nats', 'redis'] as const;
 type TransportKind = (typeof TRANSPORT_KINDS)[number];
 
 const urls = z.union([z.string(), z.array(z.string())], { error: 'must be a URL or a list of them, one per node' });
@@ -17,6 +17,7 @@ const urls = z.union([z.string(), z.array(z.string())], { error: 'must be a URL 
 const URL_HINT: Partial<Record<TransportKind, string>> = {
   rabbitmq: 'amqp://user:pass@host:5672/vhost',
   nats: 'nats://host:4222, or a list of servers',
+  redis: 'redis://[user:password@]host:6379[/db]',
 };
 const KIND_KEYS = {
   exchange: ['rabbitmq'],
@@ -25,9 +26,15 @@ const KIND_KEYS = {
   subjectPrefix: ['nats'],
   ackWaitMs: ['nats'],
   maxDeliver: ['nats'],
+  prefix: ['redis'],
+  maxLen: ['redis'],
+  maxAgeMs: ['redis'],
+  claimIdleMs: ['redis'],
+  maxDeliveries: ['redis'],
 } as const satisfies Record<string, readonly TransportKind[]>;
 
 const natsUrl = z.string().regex(/^(nats|tls):\/\//, { error: 'must start with nats:// or tls://' });
+const redisUrl = z.string().regex(/^rediss?:\/\//, { error: 'must start with redis:// or rediss://' });
 
 const transport = z
   .strictObject({
@@ -46,6 +53,16 @@ const transport = z
     ackWaitMs: duration(100).optional(),
     /** NATS: deliveries before JetStream gives up on a message and Surety records it as a dead letter. */
     maxDeliver: z.number().int().min(2).optional(),
+    /** Redis: streams are `<prefix><topic>` (default `surety:`). */
+    prefix: z.string().min(1).optional(),
+    /** Redis: trim each stream to about this many entries (XADD MAXLEN ~); the doctor warns when unacked ones are near it. */
+    maxLen: positive.optional(),
+    /** Redis: trim entries older than this (XADD MINID ~); one of maxLen or maxAgeMs. */
+    maxAgeMs: duration(1).optional(),
+    /** Redis: an entry idle this long in a consumer's pending list is claimed by another (a dead consumer's). */
+    claimIdleMs: duration(100).optional(),
+    /** Redis: deliveries before the entry is recorded as a dead letter. */
+    maxDeliveries: positive.optional(),
     /** The consumers' queues (NATS: `<stream>.<consumer>`), checked by `surety doctor`. */
     queues: z.array(z.string().min(1)).default([]),
     /** Whether producers publish persistent messages (Surety's relay always does). */
@@ -60,11 +77,21 @@ const transport = z
       ctx.addIssue({ code: 'custom', path: ['url'], message: `is required for kind "${t.kind}" (${hint})` });
     } else {
       const rules =
-        t.kind === 'rabbitmq' ? nodeUrlsSchema('amqp', 'transport.url') : z.union([natsUrl, z.array(natsUrl).min(1)]);
+        t.kind === 'rabbitmq'
+          ? nodeUrlsSchema('amqp', 'transport.url')
+          : t.kind === 'nats'
+            ? z.union([natsUrl, z.array(natsUrl).min(1)])
+            : z.string({ error: 'must be one redis:// URL' }).pipe(redisUrl);
       // Passed on as they are, so that the message shows the value as the url's own check would.
       for (const issue of rules.safeParse(t.url).error?.issues ?? [])
         ctx.addIssue({ ...issue, path: ['url', ...issue.path] } as Parameters<typeof ctx.addIssue>[0]);
     }
+    if (t.maxLen !== undefined && t.maxAgeMs !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['maxAgeMs'],
+        message: 'cannot be combined with "maxLen": choose one trim',
+      });
     if (t.kind === 'embedded' && t.path === undefined)
       ctx.addIssue({ code: 'custom', path: ['path'], message: 'is required for kind "embedded" (the log file)' });
     for (const [key, kinds] of Object.entries(KIND_KEYS) as [keyof typeof KIND_KEYS, readonly TransportKind[]][]) {

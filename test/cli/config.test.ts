@@ -111,6 +111,22 @@ doctor:
     ]);
   });
 
+  it('takes Redis from SURETY_REDIS_URL, with one trim at most', async () => {
+    const fromEnv = await loadConfig({
+      env: { SURETY_DATABASE_URL: 'sqlite:x.db', SURETY_REDIS_URL: 'redis://r:6379/2' },
+    });
+    expect(fromEnv.config.transport).toMatchObject({ kind: 'redis', url: 'redis://r:6379/2' });
+    const bad = file(
+      'redis-bad.yaml',
+      'database: { url: "sqlite:x.db" }\ntransport: { kind: redis, url: [redis://a, redis://b], maxLen: 1000, maxAgeMs: 1h, subjectPrefix: x }\n',
+    );
+    expect((await configProblem({ file: bad, env: {} })).split('\n')).toEqual([
+      'config error at transport.url: must be one redis:// URL (got a list)',
+      'config error at transport.maxAgeMs: cannot be combined with "maxLen": choose one trim',
+      'config error at transport.subjectPrefix: is not used by kind "redis"',
+    ]);
+  });
+
   it('takes several RabbitMQ nodes: a list in the file, comma-separated in SURETY_AMQP_URL', async () => {
     const path = file(
       'cluster.yaml',
@@ -174,7 +190,7 @@ doctor: { relayStaleMs: soon }
     );
     const message = await configProblem({ file: bad, env: {} });
     expect(message.split('\n')).toEqual([
-      'config error at transport.kind: must be one of rabbitmq, embedded, nats (got "sqs")',
+      'config error at transport.kind: must be one of rabbitmq, embedded, nats, redis (got "sqs")',
       'config error at relay.batchSize: must be at least 1 (got 0)',
       'config error at console.port: must be at most 65535 (got 70000)',
       'config error at console.tokens[0].role: must be one of viewer, operator',
@@ -199,7 +215,7 @@ doctor: { relayStaleMs: soon }
       }),
     ).toBe(
       [
-        'config error at transport.kind (from SURETY_TRANSPORT): must be one of rabbitmq, embedded, nats (got "sqs")',
+        'config error at transport.kind (from SURETY_TRANSPORT): must be one of rabbitmq, embedded, nats, redis (got "sqs")',
         'config error at console.port (from SURETY_CONSOLE_PORT): must be a number (got "eighty")',
       ].join('\n'),
     );
@@ -240,7 +256,7 @@ doctor: { relayStaleMs: soon }
       const res = await runCli([...args, '--config', bad]);
       expect({ args, code: res.code }).toEqual({ args, code: 2 });
       expect(res.err).toBe(
-        'surety: config error at transport.kind: must be one of rabbitmq, embedded, nats (got "sqs")\n',
+        'surety: config error at transport.kind: must be one of rabbitmq, embedded, nats, redis (got "sqs")\n',
       );
     }
     const viaEnv = await runCli(['dlq', 'list'], { SURETY_CONFIG: bad });

@@ -60,6 +60,7 @@ const PUBLIC: Record<string, readonly string[]> = {
     'startAdminServer',
   ],
   'surety/nats': ['createNatsQueueProbe', 'createNatsTransport', 'declareTopology', 'maxDeliveriesSubject'],
+  'surety/redis': ['createRedisStreamProbe', 'createRedisStreamsTransport', 'redisQueueName'],
   'surety/testing': ['DeliveryLog', 'runBrokerFaultConformance', 'runTransportConformance', 'testMessage'],
 };
 

@@ -106,16 +106,30 @@ async function openTransport(config: SuretyConfig, logger: Logger): Promise<Tran
     const { createRabbitMqTransport } = await import('../../transports/rabbitmq/index.js');
     return createRabbitMqTransport({ url: t.url!, exchange: t.exchange ?? 'surety', logger });
   }
+  if (t.kind === 'redis') {
+    const { createRedisStreamsTransport } = await import('../../transports/redis/index.js');
+    return createRedisStreamsTransport({
+      url: t.url as string,
+      logger,
+      ...defined({ prefix: t.prefix, maxLen: t.maxLen, maxAgeMs: t.maxAgeMs, claimIdleMs: t.claimIdleMs }),
+      ...defined({ maxDeliveries: t.maxDeliveries }),
+    });
+  }
   if (t.kind === 'nats') {
     const { createNatsTransport } = await import('../../transports/nats/index.js');
     return createNatsTransport({
       url: t.url!,
       logger,
-      ...(t.subjectPrefix === undefined ? {} : { subjectPrefix: t.subjectPrefix }),
-      ...(t.ackWaitMs === undefined ? {} : { ackWaitMs: t.ackWaitMs }),
-      ...(t.maxDeliver === undefined ? {} : { maxDeliver: t.maxDeliver }),
+      ...defined({ subjectPrefix: t.subjectPrefix, ackWaitMs: t.ackWaitMs, maxDeliver: t.maxDeliver }),
     });
   }
   const { createEmbeddedTransport } = await import('../../transports/embedded/index.js');
   return createEmbeddedTransport({ path: t.path!, logger });
+}
+
+/** The entries whose value is set: transports refuse an option given as undefined where they have a default. */
+function defined<T extends Record<string, unknown>>(options: T): Partial<{ [K in keyof T]: Exclude<T[K], undefined> }> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as Partial<{
+    [K in keyof T]: Exclude<T[K], undefined>;
+  }>;
 }

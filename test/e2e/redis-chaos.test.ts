@@ -1,0 +1,4 @@
+import redis from '../support/brokers/redis.js';
+import { runChaosEndToEnd } from './chaos-suite.js';
+
+runChaosEndToEnd(redis);
