@@ -26,7 +26,7 @@ interface Broker {
 const brokers: Broker[] = [
   {
     kind: 'nats',
-    async prepare(type) {
+    async prepare() {
       const prefix = uniqueName('start');
       const admin = await NatsAdmin.open();
       await admin.stream(prefix, [`${prefix}.>`]);
