@@ -232,13 +232,15 @@ export async function createTestHarness(options?: TestHarnessOptions): Promise<T
   const own = o.store === undefined;
   const store = o.store ?? (await createSqliteStore({ path: ':memory:' }));
   let db: SqliteDatabase | undefined;
+  let transport: EmbeddedTransport | undefined;
   try {
     if (own) await store.migrate();
     // A connection of the harness's own: the log's tables are read by settled() (what each group has yet to consume).
     db = new (loadSqliteDriver())(':memory:');
-    const transport = createEmbeddedTransport({ database: db, logger: o.logger ?? null });
+    transport = createEmbeddedTransport({ database: db, logger: o.logger ?? null });
     return new TestHarness(store, transport, { db, owned: true }, o, own);
   } catch (err) {
+    await transport?.close();
     db?.close();
     if (own) await store.close();
     throw err;
