@@ -60,7 +60,16 @@ const PUBLIC: Record<string, readonly string[]> = {
     'startAdminServer',
   ],
   'surety/nats': ['createNatsQueueProbe', 'createNatsTransport', 'declareTopology', 'maxDeliveriesSubject'],
-  'surety/testing': ['DeliveryLog', 'runBrokerFaultConformance', 'runTransportConformance', 'testMessage'],
+  'surety/testing': [
+    'DeliveryLog',
+    'ManualClock',
+    'NotSettledError',
+    'TestHarness',
+    'createTestHarness',
+    'runBrokerFaultConformance',
+    'runTransportConformance',
+    'testMessage',
+  ],
 };
 
 const root = new URL('../../', import.meta.url);
