@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestHarness, NotSettledError, type TestHarness } from 'surety/testing';
+import { createTestHarness, NotSettledError, type TestHarness, type TestHarnessOptions } from 'surety/testing';
 import type { Registry } from 'prom-client';
 
 // Each fault hook injected through the whole pipeline: the relay really retries, the inbox really dedupes.
@@ -9,7 +9,7 @@ afterEach(async () => {
   await Promise.all(harnesses.splice(0).map((h) => h.close()));
 });
 
-async function pipeline(options: Parameters<typeof createTestHarness>[0] = {}) {
+async function pipeline(options: Omit<TestHarnessOptions, 'store'> = {}) {
   const harness = await createTestHarness(options);
   harnesses.push(harness);
   const calls: string[] = [];
