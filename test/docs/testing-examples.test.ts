@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { docTestFiles, type DocProgram } from '../support/doc-programs.js';
+import { docTestFiles, writePrograms, type DocProgram } from '../support/doc-programs.js';
 import { uniqueName } from '../support/env.js';
 import { exited } from '../support/spawn.js';
 
@@ -65,16 +65,20 @@ describe('the test files of docs/testing.md', () => {
     ]);
   });
 
-  it('runs the Vitest example, and Vitest exits by itself', { timeout: 120_000 }, async () => {
-    const code = example('billing.test.ts').code;
+  it('type-checks and runs the Vitest example, and Vitest exits by itself', { timeout: 240_000 }, async () => {
     const vitestDir = join(dir, 'vitest');
-    mkdirSync(vitestDir);
-    writeFileSync(join(vitestDir, 'billing.test.ts'), code);
+    // As the docs' programs are: a tsconfig whose paths map the package's names to the sources.
+    writePrograms(root, vitestDir, [example('billing.test.ts')]);
+    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: vitestDir }).catch(
+      (err: { stdout?: string }) => ({ stdout: err.stdout ?? String(err) }),
+    );
+    expect(checked.stdout).toBe('');
     const alias = [...entryPoints()].map(([name, file]) => [name, join(root, 'src', `${file}.ts`)]);
     writeFileSync(
       join(vitestDir, 'vitest.config.mjs'),
       `export default { resolve: { alias: ${JSON.stringify(alias)}.map(([n, t]) => ({ find: new RegExp('^' + n + '$'), replacement: t })) },
-  test: { include: ['billing.test.ts'], pool: 'forks' } };\n`,
+  test: { include: ['*.test.ts'], pool: 'forks' } };\n`,
     );
     const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
     const { code: exit, output } = await runToExit([vitest, 'run', '--config', 'vitest.config.mjs'], vitestDir);

@@ -75,8 +75,15 @@ describe('harness faults', () => {
     expect(err).toBeInstanceOf(NotSettledError);
     expect(err.outstanding.join('\n')).toMatch(/due now.*the connection is dropped/);
     expect(harness.published()).toEqual([]);
+    // The relay's publisher (the harness's transport, faults in front) says not ready, and refuses a publish.
+    const publisher = harness.relay.options.publisher;
+    expect(publisher.isReady()).toBe(false);
+    await expect(
+      publisher.publish({ topic: 'order.created', message: { id: 'x', headers: {}, body: Buffer.from('{}') } }),
+    ).rejects.toMatchObject({ code: 'SURETY_CONNECTION_LOST' });
     restore();
     await harness.settled();
+    expect(publisher.isReady()).toBe(true);
     expect(await outboxRow('o-1')).toMatchObject({ status: 'sent', attempts: 0 });
     expect(await invoices()).toEqual(['o-1']);
   });
