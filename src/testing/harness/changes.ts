@@ -4,14 +4,26 @@
  * the state again on each, instead of polling it.
  */
 export class Changes {
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(what: string) => void>();
 
-  notify = (): void => {
-    for (const listener of this.listeners) listener();
+  /** `what` names the store call that returned (`outbox.claim`), when it was one. */
+  notify = (what = ''): void => {
+    for (const listener of this.listeners) listener(what);
   };
 
-  on(listener: () => void): () => void {
+  on(listener: (what: string) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Resolves on the next change `accept` accepts. */
+  next(accept: (what: string) => boolean): Promise<void> {
+    return new Promise((resolve) => {
+      const off = this.on((what) => {
+        if (!accept(what)) return;
+        off();
+        resolve();
+      });
+    });
   }
 }

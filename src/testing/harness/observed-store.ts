@@ -5,12 +5,12 @@ import type { Store } from '../../ports/store.js';
  * each call that settled (a relay claim, a mark-sent, a replay pass's claim or resolve), so that
  * settled() re-checks then. Calls pass through unchanged.
  */
-export function observedStore(store: Store, changed: () => void): Store {
+export function observedStore(store: Store, changed: (what: string) => void): Store {
   return Object.freeze({
     dialect: store.dialect,
-    outbox: observed(store.outbox, changed),
-    inbox: observed(store.inbox, changed),
-    deadLetters: observed(store.deadLetters, changed),
+    outbox: observed(store.outbox, (method) => changed(`outbox.${method}`)),
+    inbox: observed(store.inbox, (method) => changed(`inbox.${method}`)),
+    deadLetters: observed(store.deadLetters, (method) => changed(`deadLetters.${method}`)),
     versionGuards: store.versionGuards,
     heartbeats: store.heartbeats,
     admin: store.admin,
@@ -24,7 +24,7 @@ export function observedStore(store: Store, changed: () => void): Store {
  * Wraps each method of `concern` to call `changed` once its promise settles. What a call resolves to
  * with methods of its own (PostgreSQL's locked batch, settled later) is wrapped too.
  */
-function observed<T extends object>(concern: T, changed: () => void): T {
+function observed<T extends object>(concern: T, changed: (method: string) => void): T {
   const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(concern, {
     get(target, prop) {
@@ -37,11 +37,11 @@ function observed<T extends object>(concern: T, changed: () => void): T {
           if (!isPromise(result)) return result;
           return result.then(
             (resolved) => {
-              changed();
+              changed(String(prop));
               return isSettleable(resolved) ? observed(resolved, changed) : resolved;
             },
             (err: unknown) => {
-              changed();
+              changed(String(prop));
               throw err;
             },
           );

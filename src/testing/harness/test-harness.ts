@@ -116,7 +116,11 @@ export class TestHarness<S extends Store = Store> {
     return consumer;
   }
 
-  /** Starts the consumers, their replay jobs and the relay. */
+  /**
+   * Starts the consumers, their replay jobs and the relay, and resolves once the relay's first claim
+   * has run (unless the connection is dropped): from then on, each commit is published by the claim
+   * it wakes, never by a start-up claim that happened to come after it.
+   */
   async start(): Promise<void> {
     if (this.closing) throw new TypeError('harness.start(): the harness is closed');
     if (this.started) return;
@@ -125,7 +129,9 @@ export class TestHarness<S extends Store = Store> {
       await consumer.start();
       replay?.start();
     }
+    const claimed = this.changes.next((what) => what === 'outbox.claim' || what === 'outbox.claimLocked');
     await this.relay.start();
+    if (!this.publisher.connectionDropped) await claimed;
   }
 
   /**
