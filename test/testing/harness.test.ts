@@ -102,6 +102,22 @@ describe('createTestHarness', () => {
     expect(await harness.deadLettered('shipping')).toEqual([]);
   });
 
+  it('without replay jobs, a dead letter due for replay is left to you', async () => {
+    const harness = await createTestHarness({ replay: false, startAt: Date.UTC(2030, 0, 1) });
+    harnesses.push(harness);
+    harness.consumer({ group: 'billing' }).on('order.created', async () => {
+      throw new Error('payment service down');
+    });
+    await harness.start();
+    await placeOrder(harness, { id: 'o-1', total: 5 });
+    await harness.settled();
+    harness.clock.advance(60_000);
+    await harness.settled();
+    expect(await harness.deadLettered()).toMatchObject([
+      { status: 'pending', attempts: 1, nextRetryAt: Date.UTC(2030, 0, 1, 0, 1) },
+    ]);
+  });
+
   it('validates its options once, naming the one at fault', async () => {
     await expect(createTestHarness({ settleTimeoutMs: 0 })).rejects.toMatchObject({
       code: 'SURETY_INVALID_OPTION',

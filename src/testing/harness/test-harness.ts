@@ -55,7 +55,8 @@ export class TestHarness<S extends Store = Store> {
     /** The store: yours, or the harness's SQLite one (its `db` is the database your handlers write to). */
     readonly store: S,
     private readonly transport: EmbeddedTransport,
-    private readonly log: { readonly db: SqliteDatabase; readonly owned: boolean },
+    /** The log's database, the harness's own connection: settled() reads what each group has yet to consume. */
+    private readonly logDb: SqliteDatabase,
     private readonly o: ResolvedHarnessOptions,
     private readonly ownsStore: boolean,
   ) {
@@ -189,14 +190,14 @@ export class TestHarness<S extends Store = Store> {
     await Promise.all(this.consumers.map((c) => c.consumer.stop()));
     await this.relay.stop();
     await this.publisher.close();
-    if (this.log.owned) this.log.db.close();
+    this.logDb.close();
     if (this.ownsStore) await this.store.close();
   }
 
   private get state() {
     const unconsumed = async (group: string, topic: string) => {
       const after = await this.transport.committedOffset(group, topic);
-      const row = this.log.db
+      const row = this.logDb
         .prepare(`SELECT count(*) AS n FROM ${this.transport.tables.log} WHERE topic = ? AND log_offset > ?`)
         .get(topic, after) as { n: number };
       return row.n;
@@ -241,10 +242,9 @@ export async function createTestHarness(options?: TestHarnessOptions): Promise<T
   let transport: EmbeddedTransport | undefined;
   try {
     if (own) await store.migrate();
-    // A connection of the harness's own: the log's tables are read by settled() (what each group has yet to consume).
     db = new (loadSqliteDriver())(':memory:');
     transport = createEmbeddedTransport({ database: db, logger: o.logger ?? null });
-    return new TestHarness(store, transport, { db, owned: true }, o, own);
+    return new TestHarness(store, transport, db, o, own);
   } catch (err) {
     await transport?.close();
     db?.close();
