@@ -24,7 +24,8 @@ export type SuretyErrorCode =
   | 'SURETY_TRANSACTION_ENDED'
   | 'SURETY_MIGRATION_FAILED'
   | 'SURETY_NOT_MIGRATED'
-  | 'SURETY_DRIVER_MISSING';
+  | 'SURETY_DRIVER_MISSING'
+  | 'SURETY_NOT_SETTLED';
 
 /** Base class of every error Surety throws: a stable `code` and the original `cause`. */
 export class SuretyError extends Error {

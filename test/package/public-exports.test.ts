@@ -61,7 +61,16 @@ const PUBLIC: Record<string, readonly string[]> = {
   ],
   'surety/nats': ['createNatsQueueProbe', 'createNatsTransport', 'declareTopology', 'maxDeliveriesSubject'],
   'surety/redis': ['createRedisStreamProbe', 'createRedisStreamsTransport', 'redisQueueName'],
-  'surety/testing': ['DeliveryLog', 'runBrokerFaultConformance', 'runTransportConformance', 'testMessage'],
+  'surety/testing': [
+    'DeliveryLog',
+    'ManualClock',
+    'NotSettledError',
+    'TestHarness',
+    'createTestHarness',
+    'runBrokerFaultConformance',
+    'runTransportConformance',
+    'testMessage',
+  ],
 };
 
 const root = new URL('../../', import.meta.url);

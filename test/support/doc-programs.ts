@@ -14,12 +14,23 @@ export interface DocProgram {
 const FENCE = /^(\s*)```(\w+)?[^\n]*$/;
 const PROGRAM_LANGS = new Set(['ts', 'typescript', 'js', 'javascript', 'mjs']);
 const NAMED = /^\/\/\s*([\w.-]+\.(?:ts|mjs|js)):/;
+/** A block named as a test file is run by its test runner, not as a program (see test/docs/testing-examples.test.ts). */
+const TEST_FILE = /\.test\.(?:ts|mjs|js)$/;
 
 /**
  * The complete programs of `pages` (paths relative to `root`). A block is one when it has an `import` statement;
  * fragments (no import) are shown in context and not run. Indented blocks (in a list) are dedented.
  */
 export function docPrograms(root: string, pages: readonly string[]): DocProgram[] {
+  return docBlocks(root, pages).filter((p) => !TEST_FILE.test(p.name));
+}
+
+/** The test files of `pages`: blocks like programs, whose first comment names them `*.test.ts` (or `.mjs`, `.js`). */
+export function docTestFiles(root: string, pages: readonly string[]): DocProgram[] {
+  return docBlocks(root, pages).filter((p) => TEST_FILE.test(p.name));
+}
+
+function docBlocks(root: string, pages: readonly string[]): DocProgram[] {
   const programs: DocProgram[] = [];
   for (const page of pages) {
     const lines = readFileSync(join(root, page), 'utf8').split('\n');
