@@ -34,6 +34,15 @@ function processesOf(ns: string, self: boolean): Set<number> {
  */
 export async function cutKafkaConnections(options: { ns?: string; self?: boolean }): Promise<number> {
   const { port } = kafkaBrokerAddress();
+  const clientPorts = await kafkaClientPorts(options);
+  for (const clientPort of clientPorts)
+    await run('ss', ['-K', '-tn', 'state', 'established', 'sport', '=', `:${port}`, 'dport', '=', `:${clientPort}`]);
+  return clientPorts.length;
+}
+
+/** Local ports of the connections to the test broker held by the processes `options` names. */
+export async function kafkaClientPorts(options: { ns?: string; self?: boolean }): Promise<number[]> {
+  const { port } = kafkaBrokerAddress();
   const pids = options.ns ? processesOf(options.ns, options.self ?? false) : new Set([process.pid]);
   const { stdout } = await run('ss', ['-tnpH', 'state', 'established', 'dport', '=', `:${port}`]);
   const clientPorts: number[] = [];
@@ -42,7 +51,5 @@ export async function cutKafkaConnections(options: { ns?: string; self?: boolean
     const local = /\s(\S+):(\d+)\s+\S+:\d+\s/.exec(line);
     if (pid && local && pids.has(Number(pid))) clientPorts.push(Number(local[2]));
   }
-  for (const clientPort of clientPorts)
-    await run('ss', ['-K', '-tn', 'state', 'established', 'sport', '=', `:${port}`, 'dport', '=', `:${clientPort}`]);
-  return clientPorts.length;
+  return clientPorts;
 }

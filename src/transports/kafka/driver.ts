@@ -102,6 +102,7 @@ export interface KafkaAdmin {
   metadata(options: { topics: string[] }): Promise<{
     topics: Map<string, { partitionsCount: number; partitions: readonly { leader: number; replicas: number[]; isr: number[] }[] }>;
   }>;
+  listGroups(): Promise<Map<string, unknown>>;
   describeGroups(options: { groups: string[] }): Promise<Map<string, { state: string; members: Map<string, unknown> }>>;
   listConsumerGroupOffsets(options: { groups: string[] }): Promise<
     { groupId: string; topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint }[] }[] }[]

@@ -4,6 +4,7 @@ import { parseOptions } from '../../core/options.js';
 import type { BrokerProbe, QueueState } from '../../ports/broker-probe.js';
 import { loadKafkaClient, type KafkaAdmin, type KafkaDriver } from './driver.js';
 import { brokersSchema } from './options.js';
+import { topicRisks, type SettingRisk } from './settings-risks.js';
 
 export interface KafkaQueueProbeOptions {
   /** Bootstrap brokers, `host:port`, one or more. */
@@ -12,6 +13,12 @@ export interface KafkaQueueProbeOptions {
   readonly timeoutMs?: number;
   /** Client id shown by the broker. Default `surety-doctor`. */
   readonly clientId?: string;
+}
+
+/** The Kafka probe: the port, plus the risky settings of a topic for the doctor. */
+export interface KafkaQueueProbe extends BrokerProbe {
+  /** Replication factor 1, min.insync.replicas 1, unclean leader election: see {@link topicRisks}. */
+  settingRisks(topic: string): Promise<SettingRisk[]>;
 }
 
 /** One partition of a group's topic: where the group has committed, where the log ends, the lag. */
@@ -44,7 +51,10 @@ const LATEST = -1n;
  * const billing = await probe.inspect('order.created@billing'); // { ready: 12, consumers: 2, ... }
  * await probe.close();
  */
-export async function createKafkaQueueProbe(options: KafkaQueueProbeOptions, driver?: KafkaDriver): Promise<BrokerProbe> {
+export async function createKafkaQueueProbe(
+  options: KafkaQueueProbeOptions,
+  driver?: KafkaDriver,
+): Promise<KafkaQueueProbe> {
   const o = parseOptions(probeSchema, options, '');
   const client = driver ?? (await loadKafkaClient());
   const admin = new client.Admin({
@@ -59,6 +69,8 @@ export async function createKafkaQueueProbe(options: KafkaQueueProbeOptions, dri
     broker: 'kafka',
     address: o.brokers.join(','),
     inspect: (queue: string) => inspect(admin, queue),
+    listQueues: () => listQueues(admin),
+    settingRisks: (topic: string) => topicRisks(admin, topic),
     close: () => admin.close(),
   });
 }
@@ -78,6 +90,14 @@ async function inspect(admin: KafkaAdmin, queue: string): Promise<QueueState> {
     consumers: groupInfo?.members.size ?? 0,
     arguments: Object.freeze({ partitions }),
   };
+}
+
+/** Every `<topic>@<group>` pair the cluster's committed offsets name. */
+async function listQueues(admin: KafkaAdmin): Promise<string[]> {
+  const groups = [...(await admin.listGroups()).keys()];
+  if (groups.length === 0) return [];
+  const offsets = await admin.listConsumerGroupOffsets({ groups });
+  return offsets.flatMap((g) => g.topics.map((t) => `${t.name}@${g.groupId}`)).sort();
 }
 
 /** Lag per partition: the log's end minus the group's committed offset (the whole log if none). */
