@@ -15,7 +15,11 @@ export async function createTestTopic(admin: Admin, topic: string, partitions = 
 }
 
 /** Deletes the topics that exist among `topics`, and the consumer groups among `groups`; tolerates either missing. */
-export async function deleteTestTopics(admin: Admin, topics: Iterable<string>, groups: Iterable<string> = []): Promise<void> {
+export async function deleteTestTopics(
+  admin: Admin,
+  topics: Iterable<string>,
+  groups: Iterable<string> = [],
+): Promise<void> {
   const existing = new Set(await admin.listTopics());
   const gone = [...topics].filter((t) => existing.has(t));
   if (gone.length) await admin.deleteTopics({ topics: gone }).catch(() => undefined);

@@ -17,7 +17,8 @@ function processesOf(ns: string, self: boolean): Set<number> {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(`SURETY_NS=${ns}`)) pids.add(Number(entry));
+      if (readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(`SURETY_NS=${ns}`))
+        pids.add(Number(entry));
     } catch {
       // gone, or not ours to read
     }

@@ -1,8 +1,8 @@
-import { silentLogger } from '../../src/core/logger.js';
-import { createKafkaTransport, type KafkaTransport } from '../../src/transports/kafka/index.js';
+import type { Transport } from '../../src/ports/transport.js';
 import { runTransportConformance } from '../conformance/transport-suite.js';
-import { createTestTopic, deleteTestTopics, kafkaAdmin } from '../support/kafka-admin.js';
-import { testEnv, uniqueName } from '../support/env.js';
+import kafka from '../support/brokers/kafka.js';
+import { createTestTopic, kafkaAdmin } from '../support/kafka-admin.js';
+import { uniqueName } from '../support/env.js';
 
 /*
  * Checkpoints are per partition: an ack on one partition commits past an unsettled record of
@@ -14,36 +14,24 @@ const partitionsFor = (topic: string) => (/pipelined|per_key/.test(topic) ? 4 : 
 runTransportConformance(
   'kafka',
   async () => {
-    // Groups ('g1', 'g2') repeat across tests: a prefix of this test's own keeps them apart.
-    const prefix = uniqueName('conformance');
-    const topics = new Set<string>();
-    const opened: KafkaTransport[] = [];
-    const open = async (): Promise<KafkaTransport> => {
-      const transport = await createKafkaTransport({
-        brokers: testEnv.kafkaBrokers,
-        clientId: prefix,
-        groupId: (group) => `${prefix}.${group}`,
-        sessionTimeoutMs: 6_000,
-        heartbeatIntervalMs: 500,
-        logger: silentLogger,
-      });
+    // One namespace per test: its topics and groups ('g1', 'g2' repeat across tests) are `<ns>.<name>`.
+    const ns = uniqueName('conformance');
+    const opened: Transport[] = [];
+    const open = async (): Promise<Transport> => {
+      const transport = await kafka.open(ns);
       opened.push(transport);
-      if (!(await transport.waitUntilReady(10_000))) throw new Error('Kafka transport not ready');
       return transport;
     };
     const admin = kafkaAdmin();
     return {
       transport: await open(),
       uniqueTopic: (label) => uniqueName(label),
-      prepareTopic: async (topic) => {
-        topics.add(topic);
-        await createTestTopic(admin, topic, partitionsFor(topic));
-      },
+      prepareTopic: (topic) => createTestTopic(admin, `${ns}.${topic}`, partitionsFor(topic)),
       openAnother: open,
       teardown: async () => {
         await Promise.all(opened.map((t) => t.close()));
-        await deleteTestTopics(admin, topics, [`${prefix}.g1`, `${prefix}.g2`]);
         await admin.close();
+        await kafka.cleanup(ns);
       },
     };
   },

@@ -28,7 +28,9 @@ describe('kafka: crashes between the broker and the database', () => {
   beforeEach(async () => {
     f = await makePostgresFixture('kafka_crash');
     ns = uniqueName('kafka_crash');
-    await f.pool.query(`CREATE TABLE "${f.schema}".effects (n int NOT NULL, message_id uuid NOT NULL, pid int NOT NULL)`);
+    await f.pool.query(
+      `CREATE TABLE "${f.schema}".effects (n int NOT NULL, message_id uuid NOT NULL, pid int NOT NULL)`,
+    );
     await kafka.prepare(ns, TOPIC, GROUP);
     env = { SURETY_NS: ns, SURETY_GROUP: GROUP, SURETY_PG_URL: f.childEnv.SURETY_PG_URL!, SURETY_PG_SCHEMA: f.schema };
   });

@@ -20,8 +20,14 @@ describe('kafka options, parsed once like the core components', () => {
       detail: 'must be an integer from 6000 to 300000',
     });
     expect(optionError({ brokers, maxBatch: 0 }).option).toBe('maxBatch');
-    expect(optionError({ brokers, clientId: '' })).toMatchObject({ option: 'clientId', detail: 'must be a non-empty string' });
-    expect(optionError({ brokers, topicName: 'x' })).toMatchObject({ option: 'topicName', detail: 'must be a function' });
+    expect(optionError({ brokers, clientId: '' })).toMatchObject({
+      option: 'clientId',
+      detail: 'must be a non-empty string',
+    });
+    expect(optionError({ brokers, topicName: 'x' })).toMatchObject({
+      option: 'topicName',
+      detail: 'must be a function',
+    });
     expect(optionError('127.0.0.1:9092')).toMatchObject({
       option: 'options',
       detail: 'must be an object with at least "brokers"',

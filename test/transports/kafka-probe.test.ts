@@ -44,13 +44,20 @@ describe('kafka probe and topology', () => {
 
   it('creates the topology topic with its partitions and min.insync.replicas, and flags replication factor 1', async () => {
     const topic = uniqueName('topology');
-    await transportWith(topic, { partitions: 3, replicationFactor: 1, minInsyncReplicas: 1, configs: { 'retention.ms': '3600000' } });
+    await transportWith(topic, {
+      partitions: 3,
+      replicationFactor: 1,
+      minInsyncReplicas: 1,
+      configs: { 'retention.ms': '3600000' },
+    });
     const admin = kafkaAdmin();
     try {
       const meta = (await admin.metadata({ topics: [topic] })).topics.get(topic)!;
       expect(meta.partitionsCount).toBe(3);
       const [described] = await admin.describeConfigs({
-        resources: [{ resourceType: 2, resourceName: topic, configurationKeys: ['min.insync.replicas', 'retention.ms'] }],
+        resources: [
+          { resourceType: 2, resourceName: topic, configurationKeys: ['min.insync.replicas', 'retention.ms'] },
+        ],
       });
       expect(Object.fromEntries(described!.configs.map((c) => [c.name, c.value]))).toEqual({
         'min.insync.replicas': '1',

@@ -57,7 +57,10 @@ describe('kafka: a rebalance during consumption', () => {
     next += count;
     await Promise.all(
       Array.from({ length: count }, (_, i) =>
-        publisher.publish({ topic: TOPIC, message: wire({ type: TOPIC, key: `item-${first + i}`, payload: { n: first + i } }) }),
+        publisher.publish({
+          topic: TOPIC,
+          message: wire({ type: TOPIC, key: `item-${first + i}`, payload: { n: first + i } }),
+        }),
       ),
     );
   }

@@ -100,11 +100,16 @@ export interface KafkaAdmin {
   }): Promise<unknown>;
   deleteTopics(options: { topics: string[] }): Promise<void>;
   metadata(options: { topics: string[] }): Promise<{
-    topics: Map<string, { partitionsCount: number; partitions: readonly { leader: number; replicas: number[]; isr: number[] }[] }>;
+    topics: Map<
+      string,
+      { partitionsCount: number; partitions: readonly { leader: number; replicas: number[]; isr: number[] }[] }
+    >;
   }>;
   listGroups(): Promise<Map<string, unknown>>;
   describeGroups(options: { groups: string[] }): Promise<Map<string, { state: string; members: Map<string, unknown> }>>;
-  listConsumerGroupOffsets(options: { groups: string[] }): Promise<
+  listConsumerGroupOffsets(options: {
+    groups: string[];
+  }): Promise<
     { groupId: string; topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint }[] }[] }[]
   >;
   listOffsets(options: {

@@ -61,9 +61,12 @@ const brokerSchema = z
   });
 
 export const brokersSchema = z
-  .union([brokerSchema.transform((b) => [b]), listOf(brokerSchema).min(1, { error: 'must list at least one broker' })], {
-    error: 'must be "host:port" or a non-empty list of them',
-  })
+  .union(
+    [brokerSchema.transform((b) => [b]), listOf(brokerSchema).min(1, { error: 'must list at least one broker' })],
+    {
+      error: 'must be "host:port" or a non-empty list of them',
+    },
+  )
   .transform((list) => Object.freeze(list));
 
 const schema = z.object(

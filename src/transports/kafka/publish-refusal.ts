@@ -32,7 +32,8 @@ export function publishErrorOf(err: unknown, topic: string): PublishError {
   const detail = describeError(err);
   // The client answers a metadata error 3 (unknown topic) with a UserError of its own, without the
   // broker's code; its other user errors are invalid records. Neither succeeds on a retry.
-  const refusal = UNROUTABLE.find((apiId) => hasApiId(err, apiId)) ?? (hasCode(err, 'PLT_KFK_USER') && 'refused by the client');
+  const refusal =
+    UNROUTABLE.find((apiId) => hasApiId(err, apiId)) ?? (hasCode(err, 'PLT_KFK_USER') && 'refused by the client');
   if (refusal)
     return new PublishError('SURETY_PUBLISH_UNROUTABLE', `Kafka refused the message to ${topic} (${refusal})`, {
       cause: err,

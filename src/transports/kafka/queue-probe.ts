@@ -118,7 +118,12 @@ export async function partitionLag(admin: KafkaAdmin, topic: string, group: stri
     .map((p) => {
       const at = committed.get(p.partitionIndex);
       const end = Number(p.offset);
-      return { partition: p.partitionIndex, committed: at === undefined ? null : Number(at), end, lag: end - Number(at ?? 0n) };
+      return {
+        partition: p.partitionIndex,
+        committed: at === undefined ? null : Number(at),
+        end,
+        lag: end - Number(at ?? 0n),
+      };
     })
     .sort((a, b) => a.partition - b.partition);
 }
