@@ -25,7 +25,7 @@ describe('kafka publish failures', () => {
     return transport;
   }
 
-  it('a record larger than the broker accepts is SURETY_PUBLISH_UNROUTABLE, and later publishes still go through', async () => {
+  it('a record larger than the broker accepts is SURETY_PUBLISH_UNROUTABLE, and a refused record fails alone, never its neighbours', async () => {
     const topic = uniqueName('too_large');
     topics.push(topic);
     const admin = kafkaAdmin();
@@ -37,7 +37,17 @@ describe('kafka publish failures', () => {
       name: 'PublishError',
       code: 'SURETY_PUBLISH_UNROUTABLE',
     });
-    await expect(transport.publish({ topic, message: testMessage('small') })).resolves.toBeUndefined();
+    // Queued behind a request in flight, so that they share the next produce request: only the
+    // record to a topic that does not exist fails, not its neighbours.
+    const inFlight = transport.publish({ topic, message: testMessage('first') });
+    const [, refused, ...neighbours] = await Promise.allSettled([
+      inFlight,
+      transport.publish({ topic: uniqueName('missing'), message: testMessage('lost') }),
+      ...Array.from({ length: 5 }, (_, i) => transport.publish({ topic, message: testMessage(`small${i}`) })),
+    ]);
+    expect(refused).toMatchObject({ status: 'rejected', reason: { code: 'SURETY_PUBLISH_UNROUTABLE' } });
+    expect(neighbours.map((n) => n.status)).toEqual(Array(5).fill('fulfilled'));
+    await expect(transport.publish({ topic, message: testMessage('later') })).resolves.toBeUndefined();
   });
 
   it('with the broker unreachable the transport is not ready, and a publish rejects without claiming success', async () => {

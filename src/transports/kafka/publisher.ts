@@ -78,7 +78,7 @@ export class BatchingPublisher {
       return;
     }
     this.inFlight = true;
-    const batch = this.queue.splice(0, this.options.maxBatch);
+    const batch = this.queue.splice(0, batchLength(this.queue, this.options.maxBatch));
     void this.send(batch).finally(() => {
       this.inFlight = false;
       this.flush();
@@ -95,6 +95,12 @@ export class BatchingPublisher {
       for (const pending of live) this.settle(pending);
     } catch (err) {
       const error = publishErrorOf(err, [...new Set(live.map((p) => p.record.topic))].join(', '));
+      // A refusal of one record (too large, unknown topic) fails the whole request: send each
+      // alone, so that only the refused one fails, never its neighbours.
+      if (error.code === 'SURETY_PUBLISH_UNROUTABLE' && live.length > 1) {
+        for (const pending of live) await this.send([pending]);
+        return;
+      }
       this.onOutcome(false, error);
       for (const pending of live) this.settle(pending, error);
     }
@@ -107,6 +113,21 @@ export class BatchingPublisher {
     if (err) pending.reject(err);
     else pending.resolve();
   }
+}
+
+/** Bytes of record values in one produce request, well below the broker's 1 MiB default per batch. */
+const MAX_BATCH_BYTES = 512 * 1024;
+
+/** How many queued records go into the next request: at least one, at most `maxBatch` and MAX_BATCH_BYTES. */
+function batchLength(queue: readonly Pending[], maxBatch: number): number {
+  let bytes = 0;
+  let n = 0;
+  while (n < queue.length && n < maxBatch) {
+    bytes += queue[n]!.record.value.length;
+    if (n > 0 && bytes > MAX_BATCH_BYTES) break;
+    n++;
+  }
+  return n;
 }
 
 function closedError(): PublishError {
