@@ -54,11 +54,19 @@ describe('kafka publish failures', () => {
     // A proxy that is closed at once: its port refuses connections.
     const proxy = await startTcpProxy(1);
     await proxy.close();
-    const transport = await open([`127.0.0.1:${proxy.port}`], { publishTimeoutMs: 2_000, connectTimeoutMs: 500 });
+    const transport = await open([`127.0.0.1:${proxy.port}`], {
+      publishTimeoutMs: 2_000,
+      connectTimeoutMs: 500,
+      startTimeoutMs: 1_000,
+    });
     expect(await transport.waitUntilReady(1_000)).toBe(false);
     expect(transport.isReady()).toBe(false);
     const err = await transport.publish({ topic: 'any', message: testMessage('lost') }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PublishError);
     expect(['SURETY_CONNECTION_LOST', 'SURETY_PUBLISH_TIMEOUT']).toContain((err as PublishError).code);
+    // subscribe waits for a first connection, up to startTimeoutMs, then says why it gave up.
+    await expect(transport.subscribe({ group: 'g', topics: ['any'] }, async () => {})).rejects.toMatchObject({
+      code: 'SURETY_CONNECTION_LOST',
+    });
   });
 });

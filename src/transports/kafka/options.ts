@@ -23,6 +23,12 @@ export interface KafkaTransportOptions {
   readonly connectTimeoutMs?: number;
   /** How long `close()` and a revoked partition wait for in-flight handlers. Default 5000. */
   readonly closeTimeoutMs?: number;
+  /**
+   * How long `subscribe()` waits for a first connection (and the topology) when the transport has
+   * none yet, e.g. at start while the broker is briefly away; then it rejects with
+   * SURETY_CONNECTION_LOST. Default 30000.
+   */
+  readonly startTimeoutMs?: number;
   /** Consumer session timeout: a silent consumer loses its partitions after it. Default 10000. */
   readonly sessionTimeoutMs?: number;
   /** Consumer heartbeat interval. Default 1000. */
@@ -43,6 +49,7 @@ export interface ResolvedKafkaOptions {
   readonly maxBatch: number;
   readonly connectTimeoutMs: number;
   readonly closeTimeoutMs: number;
+  readonly startTimeoutMs: number;
   readonly sessionTimeoutMs: number;
   readonly heartbeatIntervalMs: number;
   readonly prefetch: number;
@@ -80,6 +87,7 @@ const schema = z.object(
     maxBatch: integerIn(1, 10_000).default(500),
     connectTimeoutMs: integerIn(1, MAX_TIMEOUT_MS).default(5_000),
     closeTimeoutMs: integerIn(0, MAX_TIMEOUT_MS).default(5_000),
+    startTimeoutMs: integerIn(0, MAX_TIMEOUT_MS).default(30_000),
     sessionTimeoutMs: integerIn(6_000, 300_000).default(10_000),
     heartbeatIntervalMs: integerIn(100, 60_000).default(1_000),
     prefetch: integerIn(1, 100_000).default(100),

@@ -35,17 +35,44 @@ export class KafkaSubscription implements Subscription {
   private commitWaiters: (() => void)[] = [];
   private committing: Promise<void> = Promise.resolve();
   private closing: Promise<void> | undefined;
+  private consumer: KafkaConsumer;
 
   constructor(
-    private readonly consumer: KafkaConsumer,
+    private readonly makeConsumer: () => KafkaConsumer,
     private readonly options: ResolvedKafkaOptions,
     private readonly topics: ConsumedTopics,
     private readonly handler: (delivery: Delivery) => Promise<void>,
     private readonly onClosed: () => void,
-  ) {}
+  ) {
+    this.consumer = makeConsumer();
+  }
 
-  /** Joins the group and starts fetching; resolves once this member has its first assignment. */
+  /**
+   * Joins the group and starts fetching; resolves once this member has its first assignment. A
+   * failed join (the group's coordinator moving after a broker loss) is tried again with a fresh
+   * client until `startTimeoutMs` has passed.
+   */
   async start(): Promise<void> {
+    const deadline = Date.now() + this.options.startTimeoutMs;
+    for (;;) {
+      try {
+        return await this.join();
+      } catch (err) {
+        if (this.state !== 'open' || Date.now() >= deadline) throw err;
+        this.options.logger.warn(
+          { group: this.topics.group, error: describeError(err) },
+          'joining the group failed; retrying',
+        );
+        this.consumer.removeListener('consumer:group:rebalance', this.onRebalance);
+        this.consumer.removeListener('consumer:group:join', this.onJoin);
+        await this.consumer.close(true).catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        this.consumer = this.makeConsumer();
+      }
+    }
+  }
+
+  private async join(): Promise<void> {
     this.consumer.on('consumer:group:rebalance', this.onRebalance);
     this.consumer.on('consumer:group:join', this.onJoin);
     this.stream = await this.consumer.consume({

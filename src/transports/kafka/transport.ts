@@ -71,21 +71,23 @@ function startKafkaTransport(options: ResolvedKafkaOptions, driver: KafkaDriver)
     async subscribe(input: SubscribeOptions, handler: (delivery: Delivery) => Promise<void>): Promise<Subscription> {
       if (closed) throw new SuretyError('SURETY_TRANSPORT_CLOSED', 'the Kafka transport is closed');
       const { group, topics, prefetch = options.prefetch } = parseOptions(subscribeSchema, input, '');
-      const consumer = new driver.Consumer({
-        ...clientOptions(options, `consumer-${group}`),
-        groupId: options.groupId(group),
-        autocommit: false,
-        sessionTimeout: options.sessionTimeoutMs,
-        heartbeatInterval: options.heartbeatIntervalMs,
-        rebalanceTimeout: options.sessionTimeoutMs,
-      });
+      const makeConsumer = () =>
+        new driver.Consumer({
+          ...clientOptions(options, `consumer-${group}`),
+          groupId: options.groupId(group),
+          autocommit: false,
+          sessionTimeout: options.sessionTimeoutMs,
+          heartbeatInterval: options.heartbeatIntervalMs,
+          rebalanceTimeout: options.sessionTimeoutMs,
+        });
       const byKafkaName = new Map(topics.map((t) => [options.topicName(t), t]));
-      const subscription = new KafkaSubscription(consumer, options, { group, byKafkaName, prefetch }, handler, () =>
+      const subscription = new KafkaSubscription(makeConsumer, options, { group, byKafkaName, prefetch }, handler, () =>
         subscriptions.delete(subscription),
       );
       subscriptions.add(subscription);
       try {
-        await connection.topologyReady();
+        if (!(await connection.waitUntilReady(options.startTimeoutMs)))
+          throw new Error(`Kafka not reachable within ${options.startTimeoutMs} ms`);
         await subscription.start();
       } catch (err) {
         await subscription.close();
