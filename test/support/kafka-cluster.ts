@@ -26,14 +26,18 @@ const scripts = () =>
 export interface KafkaClusterNode {
   readonly nodeId: number;
   readonly port: number;
+  readonly controllerPort: number;
   /** `127.0.0.1:<port>` */
   readonly address: string;
 }
 
+type NodeStart = Parameters<KafkaScripts['startKafkaNode']>[0];
+
 /**
- * A 3-node KRaft cluster of its own (each node broker and controller), beside the shared broker:
- * own ports, data under a temp folder, a cluster id of its own, replication 3 for the internal
- * topics. `kill(node)` SIGKILLs one node; `stop()` kills every node and removes the data.
+ * A KRaft cluster of its own (each node broker and controller; 3 nodes by default, or 1), beside
+ * the shared broker: own ports, data under a temp folder, a cluster id of its own, the internal
+ * topics replicated on every node. `kill(node)` SIGKILLs one node, `restart(node)` starts it again
+ * on its data; `stop()` kills every node and removes the data.
  */
 export class KafkaCluster {
   private readonly pids = new Map<number, number>();
@@ -42,6 +46,7 @@ export class KafkaCluster {
   private constructor(
     private readonly dir: string,
     readonly nodes: readonly KafkaClusterNode[],
+    private readonly starts: ReadonlyMap<number, NodeStart>,
   ) {
     process.once('exit', this.onExit);
   }
@@ -52,36 +57,51 @@ export class KafkaCluster {
     const nodes = Array.from({ length: size }, (_, i) => ({
       nodeId: i + 1,
       port: ports[i]!,
+      controllerPort: ports[size + i]!,
       address: `127.0.0.1:${ports[i]!}`,
     }));
-    const voters = nodes.map((n, i) => `${n.nodeId}@127.0.0.1:${ports[size + i]!}`).join(',');
-    const cluster = new KafkaCluster(dir, nodes);
-    const { startKafkaNode, probeKafka } = await scripts();
-    try {
-      for (const [i, node] of nodes.entries()) {
-        const pid = await startKafkaNode({
+    const voters = nodes.map((n) => `${n.nodeId}@127.0.0.1:${n.controllerPort}`).join(',');
+    const starts = new Map(
+      nodes.map((node) => [
+        node.nodeId,
+        {
           nodeId: node.nodeId,
           port: node.port,
-          controllerPort: ports[size + i]!,
+          controllerPort: node.controllerPort,
           voters,
           dataDir: join(dir, `node-${node.nodeId}`),
           clusterId: `surety-cl-${dir.slice(-6)}`,
           replication: size,
           heapMb,
-        });
-        cluster.pids.set(node.nodeId, pid);
-      }
-      await waitFor(
-        'every Kafka node to answer',
-        async () => (await Promise.all(nodes.map((n) => probeKafka('127.0.0.1', n.port)))).every((s) => s === 'up'),
-        150_000,
-        500,
-      );
+        },
+      ]),
+    );
+    const cluster = new KafkaCluster(dir, nodes, starts);
+    try {
+      for (const node of nodes) await cluster.restart(node.nodeId, false);
+      await cluster.awaitNodes(nodes);
     } catch (err) {
       await cluster.stop();
       throw err;
     }
     return cluster;
+  }
+
+  /** Starts a node (again, on its data) and, unless told not to, waits until it answers. */
+  async restart(nodeId: number, wait = true): Promise<void> {
+    const { startKafkaNode } = await scripts();
+    this.pids.set(nodeId, await startKafkaNode(this.starts.get(nodeId)!));
+    if (wait) await this.awaitNodes(this.nodes.filter((n) => n.nodeId === nodeId));
+  }
+
+  private async awaitNodes(nodes: readonly KafkaClusterNode[]): Promise<void> {
+    const { probeKafka } = await scripts();
+    await waitFor(
+      'the Kafka nodes to answer',
+      async () => (await Promise.all(nodes.map((n) => probeKafka('127.0.0.1', n.port)))).every((s) => s === 'up'),
+      150_000,
+      500,
+    );
   }
 
   get addresses(): string[] {
