@@ -5,6 +5,8 @@ export const testEnv = {
   amqpUrl: process.env.SURETY_TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
   redisUrl: process.env.SURETY_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
   natsUrl: process.env.SURETY_TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
+  /** Bootstrap brokers, comma-separated in the variable. */
+  kafkaBrokers: (process.env.SURETY_TEST_KAFKA_BROKERS ?? 'kafka://127.0.0.1:9092').split(',').map((b) => b.trim()),
 } as const;
 
 /** A short unique name for isolating one test's schema, table prefix, queue or stream. */

@@ -1,0 +1,4 @@
+import kafka from '../support/brokers/kafka.js';
+import { runChaosEndToEnd } from './chaos-suite.js';
+
+runChaosEndToEnd(kafka);
