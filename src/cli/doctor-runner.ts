@@ -73,6 +73,10 @@ async function probeFor(config: SuretyConfig): Promise<BrokerProbe | undefined> 
     const { createEmbeddedQueueProbe } = await import('../transports/embedded/queue-probe.js');
     return createEmbeddedQueueProbe({ path: t.path });
   }
+  if (t?.kind === 'kafka' && t.brokers) {
+    const { createKafkaQueueProbe } = await import('../transports/kafka/queue-probe.js');
+    return createKafkaQueueProbe({ brokers: t.brokers });
+  }
   if (t?.kind === 'redis' && typeof t.url === 'string') {
     const { createRedisStreamProbe } = await import('../transports/redis/queue-probe.js');
     return createRedisStreamProbe({

@@ -10,7 +10,7 @@ export interface ConfigProblem {
 
 /**
  * A config file or environment variable is invalid. The message names the key path and what is
- * allowed, e.g. `config error at transport.kind: must be one of rabbitmq, embedded, nats, redis (got "sqs")`.
+ * allowed, e.g. `config error at transport.kind: must be one of rabbitmq, embedded, nats, redis, kafka (got "sqs")`.
  */
 export class ConfigError extends SuretyError {
   readonly problems: readonly ConfigProblem[];

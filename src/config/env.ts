@@ -63,6 +63,12 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
     kind: 'urls',
     description: 'NATS server URL (comma-separated: one per cluster server)',
   },
+  {
+    name: 'SURETY_KAFKA_BROKERS',
+    path: 'transport.brokers',
+    kind: 'list',
+    description: 'Kafka bootstrap brokers, comma-separated host:port',
+  },
   { name: 'SURETY_REDIS_URL', path: 'transport.url', kind: 'string', description: 'Redis URL (Redis Streams)' },
   { name: 'SURETY_LOG_PATH', path: 'transport.path', kind: 'string', description: 'embedded log file' },
   { name: 'SURETY_QUEUES', path: 'transport.queues', kind: 'list', description: 'comma-separated queue names' },

@@ -41,7 +41,7 @@ export interface LoadedConfig {
  * the file.
  * @example
  * const { config } = await loadConfig({ file: 'surety.yaml' });
- * // config error at transport.kind: must be one of rabbitmq, embedded, nats, redis (got "sqs")
+ * // config error at transport.kind: must be one of rabbitmq, embedded, nats, redis, kafka (got "sqs")
  */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const env = options.env ?? process.env;
@@ -99,6 +99,10 @@ function inferTransportKind(raw: Record<string, unknown>): void {
   if (t === null || typeof t !== 'object' || Array.isArray(t)) return;
   const transport = t as Record<string, unknown>;
   if (transport.kind !== undefined) return;
+  if (transport.brokers !== undefined && transport.url === undefined && transport.path === undefined) {
+    transport.kind = 'kafka';
+    return;
+  }
   const url = [transport.url].flat()[0];
   if (typeof url === 'string' && /^(nats|tls):\/\//.test(url) && transport.path === undefined) transport.kind = 'nats';
   else if (typeof url === 'string' && /^rediss?:\/\//.test(url) && transport.path === undefined)

@@ -3,12 +3,13 @@ import { tokenConfigSchema } from '../ports/api-token.js';
 import { databaseRules } from './database-rules.js';
 import { databaseSchema, databasesSchema } from './database-schema.js';
 import { duration } from './duration.js';
+import { brokersSchema as kafkaBrokers } from '../transports/kafka/options.js';
 import { nodeUrlsSchema } from './node-urls.js';
 
 const positive = z.number().int().min(1);
 
 /** Brokers the CLI can open from a config file; code can use any transport. */
-export const TRANSPORT_KINDS = ['rabbitmq', 'embedded', 'nats', 'redis'] as const;
+export const TRANSPORT_KINDS = ['rabbitmq', 'embedded', 'nats', 'redis', 'kafka'] as const;
 type TransportKind = (typeof TRANSPORT_KINDS)[number];
 
 const urls = z.union([z.string(), z.array(z.string())], { error: 'must be a URL or a list of them, one per node' });
@@ -26,6 +27,8 @@ const KIND_KEYS = {
   subjectPrefix: ['nats'],
   ackWaitMs: ['nats'],
   maxDeliver: ['nats'],
+  brokers: ['kafka'],
+  clientId: ['kafka'],
   prefix: ['redis'],
   maxLen: ['redis'],
   maxAgeMs: ['redis'],
@@ -53,6 +56,10 @@ const transport = z
     ackWaitMs: duration(100).optional(),
     /** NATS: deliveries before JetStream gives up on a message and Surety records it as a dead letter. */
     maxDeliver: z.number().int().min(2).optional(),
+    /** Kafka: bootstrap brokers, `host:port`, one or a list. */
+    brokers: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+    /** Kafka: the client id the brokers see (default `surety`). */
+    clientId: z.string().min(1).optional(),
     /** Redis: streams are `<prefix><topic>` (default `surety:`). */
     prefix: z.string().min(1).optional(),
     /** Redis: trim each stream to about this many entries (XADD MAXLEN ~); the doctor warns when unacked ones are near it. */
@@ -85,6 +92,17 @@ const transport = z
       // Passed on as they are, so that the message shows the value as the url's own check would.
       for (const issue of rules.safeParse(t.url).error?.issues ?? [])
         ctx.addIssue({ ...issue, path: ['url', ...issue.path] } as Parameters<typeof ctx.addIssue>[0]);
+    }
+    if (t.kind === 'kafka') {
+      if (t.brokers === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['brokers'],
+          message: 'is required for kind "kafka" (host:9092, or a list)',
+        });
+      else
+        for (const issue of kafkaBrokers.safeParse(t.brokers).error?.issues ?? [])
+          ctx.addIssue({ ...issue, path: ['brokers', ...issue.path] } as Parameters<typeof ctx.addIssue>[0]);
     }
     if (t.maxLen !== undefined && t.maxAgeMs !== undefined)
       ctx.addIssue({

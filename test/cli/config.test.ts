@@ -127,6 +127,24 @@ doctor:
     ]);
   });
 
+  it('takes Kafka from SURETY_KAFKA_BROKERS, and refuses a broker without a port', async () => {
+    const fromEnv = await loadConfig({
+      env: { SURETY_DATABASE_URL: 'sqlite:x.db', SURETY_KAFKA_BROKERS: 'k-a:9092, k-b:9092' },
+    });
+    expect(fromEnv.config.transport).toMatchObject({ kind: 'kafka', brokers: ['k-a:9092', 'k-b:9092'] });
+    const bad = file(
+      'kafka-bad.yaml',
+      'database: { url: "sqlite:x.db" }\ntransport: { kind: kafka, brokers: [k-a], url: "amqp://x" }\n',
+    );
+    const problems = (await configProblem({ file: bad, env: {} })).split('\n');
+    expect(problems).toContain('config error at transport.url: is not used by kind "kafka"');
+    expect(problems.some((p) => p.startsWith('config error at transport.brokers'))).toBe(true);
+    const none = file('kafka-none.yaml', 'database: { url: "sqlite:x.db" }\ntransport: { kind: kafka }\n');
+    expect(await configProblem({ file: none, env: {} })).toBe(
+      'config error at transport.brokers: is required for kind "kafka" (host:9092, or a list)',
+    );
+  });
+
   it('takes several RabbitMQ nodes: a list in the file, comma-separated in SURETY_AMQP_URL', async () => {
     const path = file(
       'cluster.yaml',
@@ -190,7 +208,7 @@ doctor: { relayStaleMs: soon }
     );
     const message = await configProblem({ file: bad, env: {} });
     expect(message.split('\n')).toEqual([
-      'config error at transport.kind: must be one of rabbitmq, embedded, nats, redis (got "sqs")',
+      'config error at transport.kind: must be one of rabbitmq, embedded, nats, redis, kafka (got "sqs")',
       'config error at relay.batchSize: must be at least 1 (got 0)',
       'config error at console.port: must be at most 65535 (got 70000)',
       'config error at console.tokens[0].role: must be one of viewer, operator',
@@ -215,7 +233,7 @@ doctor: { relayStaleMs: soon }
       }),
     ).toBe(
       [
-        'config error at transport.kind (from SURETY_TRANSPORT): must be one of rabbitmq, embedded, nats, redis (got "sqs")',
+        'config error at transport.kind (from SURETY_TRANSPORT): must be one of rabbitmq, embedded, nats, redis, kafka (got "sqs")',
         'config error at console.port (from SURETY_CONSOLE_PORT): must be a number (got "eighty")',
       ].join('\n'),
     );
@@ -256,7 +274,7 @@ doctor: { relayStaleMs: soon }
       const res = await runCli([...args, '--config', bad]);
       expect({ args, code: res.code }).toEqual({ args, code: 2 });
       expect(res.err).toBe(
-        'surety: config error at transport.kind: must be one of rabbitmq, embedded, nats, redis (got "sqs")\n',
+        'surety: config error at transport.kind: must be one of rabbitmq, embedded, nats, redis, kafka (got "sqs")\n',
       );
     }
     const viaEnv = await runCli(['dlq', 'list'], { SURETY_CONFIG: bad });

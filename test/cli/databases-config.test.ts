@@ -56,7 +56,7 @@ replayer: { enabled: true, module: ./consumers.js, database: billing }
     expect(
       (await configProblem({ file: file('neither-bad.yaml', 'transport: { kind: sqs }\n'), env: {} })).split('\n'),
     ).toEqual([
-      'config error at transport.kind: must be one of rabbitmq, embedded, nats, redis (got "sqs")',
+      'config error at transport.kind: must be one of rabbitmq, embedded, nats, redis, kafka (got "sqs")',
       'config error at database: is required: set database.url, SURETY_DATABASE_URL or --database; ' +
         'or databases for several (SURETY_DATABASES)',
     ]);

@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Transport } from '../../src/ports/transport.js';
 import { Outbox } from '../../src/producer/outbox.js';
+import { createKafkaTransport } from '../../src/transports/kafka/index.js';
 import { createNatsTransport } from '../../src/transports/nats/index.js';
 import { createRedisStreamsTransport } from '../../src/transports/redis/index.js';
 import { DeliveryLog } from '../conformance/transport-suite.js';
@@ -19,11 +20,31 @@ import { NatsAdmin } from '../transports/fixtures/nats-admin.js';
 
 interface Broker {
   readonly kind: string;
+  /** A message type of the test's own: on Kafka it is the topic, which other tests must not share. */
+  readonly type?: string;
   /** The transport section of the config file, and the broker prepared for `type` to reach group `g1`. */
   prepare(type: string): Promise<{ config: string; subscriber: Transport; cleanup(): Promise<void> }>;
 }
 
 const brokers: Broker[] = [
+  {
+    kind: 'kafka',
+    type: uniqueName('start_kafka'),
+    async prepare(type) {
+      // The subscriber's topology creates the topic (the test broker creates none by itself).
+      const subscriber = await createKafkaTransport({
+        brokers: testEnv.kafkaBrokers,
+        groupId: (group) => `${type}.${group}`,
+        topology: { topics: [{ name: type }] },
+        logger: null,
+      });
+      return {
+        config: `  kind: kafka\n  brokers: [${testEnv.kafkaBrokers.map((b) => b.replace(/^kafka:\/\//, '')).join(', ')}]\n`,
+        subscriber,
+        cleanup: () => subscriber.close(),
+      };
+    },
+  },
   {
     kind: 'nats',
     async prepare() {
@@ -80,7 +101,7 @@ for (const broker of brokers) {
     });
 
     it(`relays the outbox to ${broker.kind} from the config file, and stops on SIGTERM`, async () => {
-      const type = 'order.created';
+      const type = broker.type ?? 'order.created';
       const side = await broker.prepare(type);
       try {
         const outbox = new Outbox({ store: f.store });

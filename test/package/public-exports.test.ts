@@ -59,6 +59,7 @@ const PUBLIC: Record<string, readonly string[]> = {
     'runDoctor',
     'startAdminServer',
   ],
+  'surety/kafka': ['createKafkaQueueProbe', 'createKafkaTransport', 'declareTopics'],
   'surety/nats': ['createNatsQueueProbe', 'createNatsTransport', 'declareTopology', 'maxDeliveriesSubject'],
   'surety/redis': ['createRedisStreamProbe', 'createRedisStreamsTransport', 'redisQueueName'],
   'surety/testing': [

@@ -106,6 +106,10 @@ async function openTransport(config: SuretyConfig, logger: Logger): Promise<Tran
     const { createRabbitMqTransport } = await import('../../transports/rabbitmq/index.js');
     return createRabbitMqTransport({ url: t.url!, exchange: t.exchange ?? 'surety', logger });
   }
+  if (t.kind === 'kafka') {
+    const { createKafkaTransport } = await import('../../transports/kafka/index.js');
+    return createKafkaTransport({ brokers: t.brokers!, logger, ...defined({ clientId: t.clientId }) });
+  }
   if (t.kind === 'redis') {
     const { createRedisStreamsTransport } = await import('../../transports/redis/index.js');
     return createRedisStreamsTransport({

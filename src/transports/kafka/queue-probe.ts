@@ -83,12 +83,15 @@ async function inspect(admin: KafkaAdmin, queue: string): Promise<QueueState> {
     return { ...base, exists: false, ready: 0, consumers: 0, arguments: null };
   const partitions = await partitionLag(admin, topic, group);
   const groupInfo = group ? (await admin.describeGroups({ groups: [group] })).get(group) : undefined;
+  // The doctor reports each as a warning on the queue (broker.queue-risk).
+  const warnings = (await topicRisks(admin, topic)).map((r) => `${r.setting} is ${r.value} on ${r.topic}: ${r.why}`);
   return {
     ...base,
     exists: true,
     ready: partitions.reduce((sum, p) => sum + p.lag, 0),
     consumers: groupInfo?.members.size ?? 0,
     arguments: Object.freeze({ partitions }),
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
 }
 
