@@ -1,12 +1,7 @@
 import { PostgresAdapter, type Kysely, type Transaction } from 'kysely';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
-import { runOrmTransaction, type OrmTransactions } from '../shared/orm-transaction.js';
+import { runOrmTransaction, type CommitAnnouncer, type OrmTransactions } from '../shared/orm-transaction.js';
 import { executorForKysely } from './executor.js';
-
-/** What the helper needs of an outbox: the announcement of a commit. */
-export interface CommitAnnouncer {
-  committed(): void;
-}
 
 /** Kysely's transactions on `db`, as the shared ORM core runs them. */
 export function kyselyTransactions<DB>(db: Kysely<DB>): OrmTransactions<Transaction<DB>> {

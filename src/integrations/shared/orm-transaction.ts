@@ -4,6 +4,11 @@ import { refuseAbortedCommit } from './commit-check.js';
 import type { OrmExecutor } from './orm-executor.js';
 import { bindTransaction, withTransaction } from './transaction-binding.js';
 
+/** What an adapter needs of an outbox: the announcement that a transaction holding its rows committed. */
+export interface CommitAnnouncer {
+  committed(): void;
+}
+
 /** What an ORM adapter gives: how to run the ORM's own transaction, and an executor over one. */
 export interface OrmTransactions<Trx extends object> {
   /** `postgres` enables the check against committing an aborted transaction. */
