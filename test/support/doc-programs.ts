@@ -47,13 +47,14 @@ export function docPrograms(root: string, pages: readonly string[]): DocProgram[
   return programs;
 }
 
-/** README.md and every page of docs/. */
+/** README.md, every page of docs/ and of docs/integrations/. */
 export function documentationPages(root: string): string[] {
-  const docs = readdirSync(join(root, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .sort()
-    .map((f) => `docs/${f}`);
-  return ['README.md', ...docs];
+  const pages = (folder: string) =>
+    readdirSync(join(root, folder))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => `${folder}/${f}`);
+  return ['README.md', ...pages('docs'), ...pages('docs/integrations')];
 }
 
 /**
