@@ -9,7 +9,7 @@ import pg from 'pg';
 import postgres from 'postgres';
 import { drizzleStore, drizzleTransaction, drizzleTransactionOf } from '../../src/integrations/drizzle/index.js';
 import type { OrmFixture } from './orm-cases.js';
-import { dialectFixture, holdOpen, type DatabaseAt } from './orm-fixture.js';
+import { dialectFixture, ormFixture, type DatabaseAt } from './orm-fixture.js';
 
 export type DrizzleDriver = 'node-postgres' | 'postgres.js' | 'mysql2' | 'better-sqlite3';
 
@@ -51,12 +51,8 @@ export async function makeDrizzleFixture(driver: DrizzleDriver): Promise<OrmFixt
   const { inner, at } = await dialectFixture(dialect, `drizzle_${driver}`);
   const { db, close } = drizzleDb(driver, at);
   const store = drizzleStore(inner.store, db);
-  return {
+  return ormFixture(dialect, inner, {
     store,
-    dialect,
-    concurrentWriters: inner.concurrentWriters,
-    childEnv: inner.childEnv,
-    begin: () => holdOpen((work) => store.transaction(work)),
     transaction: (outbox, work) => drizzleTransaction(db, outbox, (trx, tx) => work(tx, trx)),
     trxOf: (tx) => drizzleTransactionOf<object>(tx),
     run: async (trx, text, values) => {
@@ -64,9 +60,6 @@ export async function makeDrizzleFixture(driver: DrizzleDriver): Promise<OrmFixt
       if (dialect === 'sqlite') (trx as { run(q: SQL): unknown }).run(query);
       else await (trx as { execute(q: SQL): Promise<unknown> }).execute(query);
     },
-    async teardown() {
-      await close();
-      await inner.teardown();
-    },
-  };
+    close: close,
+  });
 }

@@ -1,7 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import { knexExecutor, knexStore, knexTransactionOf } from '../../src/integrations/knex/index.js';
 import type { OrmFixture } from './orm-cases.js';
-import { dialectFixture, holdOpen, type DatabaseAt } from './orm-fixture.js';
+import { dialectFixture, ormFixture, type DatabaseAt } from './orm-fixture.js';
 
 /** A Knex instance of its own connections to the dialect store's database. */
 export function knexDb(at: DatabaseAt): Knex {
@@ -15,20 +15,13 @@ export async function makeKnexFixture(dialect: DatabaseAt['dialect']): Promise<O
   const { inner, at } = await dialectFixture(dialect, `knex_${dialect}`);
   const knex = knexDb(at);
   const store = knexStore(inner.store, knex);
-  return {
+  return ormFixture(dialect, inner, {
     store,
-    dialect,
-    concurrentWriters: inner.concurrentWriters,
-    childEnv: inner.childEnv,
-    begin: () => holdOpen((work) => store.transaction(work)),
     transaction: (outbox, work) => knex.transaction((trx) => work(knexExecutor(trx, outbox), trx)),
     trxOf: (tx) => knexTransactionOf(tx),
     run: async (trx, sql, values) => {
       await (trx as Knex.Transaction).raw(sql.replace(/\$\d+/g, '?'), values as Knex.RawBinding[]);
     },
-    async teardown() {
-      await knex.destroy();
-      await inner.teardown();
-    },
-  };
+    close: () => knex.destroy(),
+  });
 }

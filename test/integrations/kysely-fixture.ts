@@ -4,7 +4,7 @@ import { createPool } from 'mysql2';
 import pg from 'pg';
 import { kyselyStore, kyselyTransaction, kyselyTransactionOf } from '../../src/integrations/kysely/index.js';
 import type { OrmFixture } from './orm-cases.js';
-import { dialectFixture, holdOpen, type Dialect } from './orm-fixture.js';
+import { dialectFixture, ormFixture, type Dialect } from './orm-fixture.js';
 
 /** A Kysely database of its own connections to the dialect store's database. */
 export function kyselyDb(at: {
@@ -26,21 +26,14 @@ export async function makeKyselyFixture(dialect: Dialect): Promise<OrmFixture> {
   const { inner, at } = await dialectFixture(dialect, `kysely_${dialect}`);
   const db = kyselyDb(at);
   const store = kyselyStore(inner.store, db);
-  return {
+  return ormFixture(dialect, inner, {
     store,
-    dialect,
-    concurrentWriters: inner.concurrentWriters,
-    childEnv: inner.childEnv,
-    begin: () => holdOpen((work) => store.transaction(work)),
     transaction: (outbox, work) => kyselyTransaction(db, outbox, (trx, tx) => work(tx, trx)),
     trxOf: (tx) => kyselyTransactionOf(tx),
     run: async (trx, sql, values) => {
       const { CompiledQuery } = await import('kysely');
       await (trx as Kysely<unknown>).executeQuery(CompiledQuery.raw(sql, [...values]));
     },
-    async teardown() {
-      await db.destroy();
-      await inner.teardown();
-    },
-  };
+    close: () => db.destroy(),
+  });
 }

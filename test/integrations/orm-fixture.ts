@@ -1,10 +1,11 @@
-import type { SqlExecutor } from '../../src/ports/sql-executor.js';
 import type { Store } from '../../src/ports/store.js';
 import type { TableNames } from '../../src/stores/sql/naming.js';
-import type { OpenTransaction, StoreFixture } from '../conformance/outbox-store-suite.js';
+import type { StoreFixture } from '../conformance/outbox-store-suite.js';
+import { holdOpen } from '../support/hold-open.js';
 import { makePostgresFixture } from '../stores/fixtures.js';
 import { makeMysqlFixture } from '../stores/mysql-fixture.js';
 import { makeSqliteFixture } from '../stores/sqlite-fixture.js';
+import type { OrmFixture } from './orm-cases.js';
 
 export type Dialect = 'postgres' | 'mysql' | 'sqlite';
 
@@ -33,37 +34,24 @@ export async function dialectFixture(
   return { inner, at: { dialect, url: '', path: inner.path } };
 }
 
-/**
- * A transaction of `run` (the ORM store's transaction) held open until the test commits or rolls it
- * back, as an application holds one across awaits.
- */
-export async function holdOpen(
-  run: (work: (tx: SqlExecutor) => Promise<void>) => Promise<void>,
-): Promise<OpenTransaction> {
-  let decide!: (commit: boolean) => void;
-  const decision = new Promise<boolean>((resolve) => (decide = resolve));
-  let opened!: (tx: SqlExecutor) => void;
-  const ready = new Promise<SqlExecutor>((resolve) => (opened = resolve));
-  const rolledBack = new Error('rolled back by the fixture');
-  const done = run(async (tx) => {
-    opened(tx);
-    if (!(await decision)) throw rolledBack;
-  });
-  const tx = await Promise.race([ready, done.then(() => ready)]);
+/** The dialect's placeholder for the `n`th value (1-based). */
+export const placeholder = (dialect: Dialect, n: number): string => (dialect === 'postgres' ? `$${n}` : '?');
+
+/** What an ORM fixture adds to the dialect store's: the adapter's store, helper, accessor and own statements. */
+export type OrmParts = Pick<OrmFixture, 'store' | 'transaction' | 'trxOf' | 'run'> & { close(): Promise<void> };
+
+/** The fixture of an ORM adapter over the dialect store `inner`: transactions held open through the ORM store. */
+export function ormFixture(dialect: Dialect, inner: StoreFixture, parts: OrmParts): OrmFixture {
+  const { close, ...adapter } = parts;
   return {
-    tx,
-    async commit() {
-      decide(true);
-      await done;
-    },
-    async rollback() {
-      decide(false);
-      await done.catch((err: unknown) => {
-        if (err !== rolledBack) throw err;
-      });
+    ...adapter,
+    dialect,
+    concurrentWriters: inner.concurrentWriters,
+    childEnv: inner.childEnv,
+    begin: () => holdOpen((work) => parts.store.transaction(work)),
+    async teardown() {
+      await close();
+      await inner.teardown();
     },
   };
 }
-
-/** The dialect's placeholder for the `n`th value (1-based). */
-export const placeholder = (dialect: Dialect, n: number): string => (dialect === 'postgres' ? `$${n}` : '?');

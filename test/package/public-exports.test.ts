@@ -61,6 +61,9 @@ const PUBLIC: Record<string, readonly string[]> = {
   ],
   'surety/nats': ['createNatsQueueProbe', 'createNatsTransport', 'declareTopology', 'maxDeliveriesSubject'],
   'surety/testing': ['DeliveryLog', 'runBrokerFaultConformance', 'runTransportConformance', 'testMessage'],
+  'surety/kysely': ['kyselyExecutor', 'kyselyStore', 'kyselyTransaction', 'kyselyTransactionOf'],
+  'surety/knex': ['knexExecutor', 'knexStore', 'knexTransactionOf'],
+  'surety/drizzle': ['drizzleExecutor', 'drizzleStore', 'drizzleTransaction', 'drizzleTransactionOf'],
 };
 
 const root = new URL('../../', import.meta.url);
