@@ -105,6 +105,25 @@ export function runOrmCases(name: string, makeFixture: () => Promise<OrmFixture>
       }
     });
 
+    it('runs outbox.transaction through the ORM, and its tx reaches the ORM transaction', async () => {
+      const outbox = new Outbox({ store: f.store });
+      let heard = 0;
+      outbox.onCommitted(() => heard++);
+      const id = randomUUID();
+      const { messageId } = await outbox.transaction(async (tx) => {
+        await insert(f.trxOf(tx), id);
+        return outbox.add(tx, { type: 'order.created', key: id, payload: {} });
+      });
+      expect(heard).toBe(1);
+      expect(await f.store.outbox.get(messageId)).toBeDefined();
+      expect(await count(id)).toBe(1);
+    });
+
+    it('refuses to name the ORM transaction of an executor that has none', () => {
+      const foreign: SqlExecutor = { query: async () => ({ rows: [], rowCount: 0 }) };
+      expect(() => f.trxOf(foreign)).toThrow(expect.objectContaining({ code: 'SURETY_INVALID_INPUT' }));
+    });
+
     describe('consumer', () => {
       let t: TransportHandle;
       let consumer: Consumer | undefined;
