@@ -14,6 +14,8 @@ import { Outbox } from '../../src/producer/outbox.js';
 import type { TransactionFixture } from '../conformance/transaction-cases.js';
 import { transportFactories, wire, type TransportHandle } from '../support/consumer-env.js';
 import { uniqueName } from '../support/env.js';
+import { blockedOnLock, sessionId } from '../support/lock-waits.js';
+import { newRow } from '../support/rows.js';
 import { waitFor } from '../support/wait.js';
 import { placeholder, type Dialect } from './orm-fixture.js';
 
@@ -102,6 +104,39 @@ export function runOrmCases(name: string, makeFixture: () => Promise<OrmFixture>
         expect(heard).toBe(1);
         expect(await f.store.outbox.get(messageId)).toBeDefined();
         expect(await count(id)).toBe(1);
+      }
+    });
+
+    it('refuses statements and the commit after a MySQL deadlock, even a caught one', async () => {
+      if (f.dialect !== 'mysql') return; // PostgreSQL aborts (the case above); SQLite has one writer
+      const [a, b] = [randomUUID(), randomUUID()];
+      for (const id of [a, b])
+        await f.store.transaction((tx) => tx.query(`INSERT INTO ${table} (id) VALUES (?)`, [id]));
+      const lock = (tx: SqlExecutor, id: string) =>
+        tx.query(`UPDATE ${table} SET id = id WHERE id = ?`, [id]).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+      const t1 = await f.begin();
+      const t2 = await f.begin();
+      try {
+        const first = await sessionId('mysql', t1.tx); // before its queue is held by the wait below
+        expect(await lock(t1.tx, a)).toBeUndefined();
+        expect(await lock(t2.tx, b)).toBeUndefined();
+        const waiting = lock(t1.tx, b);
+        await blockedOnLock(f.store, first);
+        const outcomes = await Promise.all([waiting, lock(t2.tx, a)]);
+        const victim = outcomes[0] ? t1 : t2;
+        const survivor = outcomes[0] ? t2 : t1;
+        expect(outcomes.filter((o) => (o as { errno?: number } | undefined)?.errno === 1213)).toHaveLength(1);
+        await expect(f.store.outbox.insert(victim.tx, newRow(), { ordered: false })).rejects.toMatchObject({
+          code: 'SURETY_TRANSACTION_ABORTED',
+        });
+        await expect(victim.commit()).rejects.toMatchObject({ code: 'SURETY_TRANSACTION_ABORTED' });
+        await survivor.commit();
+      } finally {
+        await t1.rollback().catch(() => undefined);
+        await t2.rollback().catch(() => undefined);
       }
     });
 

@@ -1,14 +1,15 @@
 import { TransactionAbortedError } from '../../core/errors.js';
-import type { SqlExecutor } from '../../ports/sql-executor.js';
+import type { OrmExecutor } from './orm-executor.js';
 
 /**
- * Refuses to let an ORM commit a PostgreSQL transaction that is already aborted. Once a statement
- * has failed (its error caught), PostgreSQL answers COMMIT with ROLLBACK and no error, and ORMs
- * resolve: the caller would believe written what was undone. A cheap statement before the commit
- * fails with 25P02 in an aborted transaction, which the ORM executor turns into
- * TransactionAbortedError; other dialects need no check.
+ * Refuses to let an ORM commit a transaction the database already rolled back, which ORMs report as
+ * committed. MySQL: a deadlock the executor saw (InnoDB rolled everything back, even if the error was
+ * caught). PostgreSQL: once a statement has failed (its error caught), the server answers COMMIT with
+ * ROLLBACK and no error; a cheap statement before the commit fails with 25P02 in that aborted
+ * transaction, which the ORM executor turns into TransactionAbortedError.
  */
-export async function refuseAbortedCommit(dialect: string, tx: SqlExecutor): Promise<void> {
+export async function refuseAbortedCommit(dialect: string, tx: OrmExecutor): Promise<void> {
+  tx.refuseAfterRollback('nothing of it was written');
   if (dialect !== 'postgres') return;
   try {
     await tx.query('SELECT 1');

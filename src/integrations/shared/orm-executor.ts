@@ -1,4 +1,6 @@
+import { TransactionAbortedError } from '../../core/errors.js';
 import type { QueryHints, SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
+import { isDeadlock } from '../../stores/mysql/errors.js';
 import { abortedOr } from '../../stores/postgres/errors.js';
 import { AsyncMutex } from '../../stores/sql/async-mutex.js';
 import { bindTransaction } from './transaction-binding.js';
@@ -10,16 +12,26 @@ export type RunStatement = (sql: string, values: readonly unknown[]) => Promise<
 export interface OrmExecutor extends SqlExecutor {
   /** Resolves once the statements issued so far have settled. */
   drained(): Promise<void>;
+  /** Throws TransactionAbortedError once MySQL rolled the transaction back after a deadlock (even one caught). */
+  refuseAfterRollback(what: string): void;
 }
 
 /**
  * Statements go to the ORM one at a time, in the order issued: an executor's calls may overlap
  * (handlers running at once) and drivers deprecate or reorder overlapping queries on one connection.
  * A statement PostgreSQL refuses because the transaction is aborted (25P02) fails as
- * TransactionAbortedError, as the raw executors' do.
+ * TransactionAbortedError, as the raw executors' do. After a MySQL deadlock, for which InnoDB rolls
+ * the whole transaction back, no further statement is sent: it would run in autocommit, outside it.
  */
 export function ormExecutor(run: RunStatement): OrmExecutor {
   const queue = new AsyncMutex();
+  let rolledBack: unknown;
+  const refuseAfterRollback = (what: string) => {
+    if (rolledBack === undefined) return;
+    throw new TransactionAbortedError(`MySQL rolled the transaction back after a deadlock: ${what}`, {
+      cause: rolledBack,
+    });
+  };
   return {
     query<R = Record<string, unknown>>(
       sql: string,
@@ -27,14 +39,17 @@ export function ormExecutor(run: RunStatement): OrmExecutor {
       _hints?: QueryHints,
     ): Promise<SqlResult<R>> {
       return queue.run(async () => {
+        refuseAfterRollback('this statement was not run');
         try {
           return (await run(sql, values)) as SqlResult<R>;
         } catch (err) {
+          if (isDeadlock(err)) rolledBack ??= err;
           throw abortedOr(err);
         }
       });
     },
     drained: () => queue.run(async () => undefined),
+    refuseAfterRollback,
   };
 }
 
