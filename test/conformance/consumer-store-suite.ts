@@ -12,7 +12,11 @@ import type { DeadLetterRow, FailureRecord, RetryDecision } from '../../src/port
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
 import type { StoreFixture } from './outbox-store-suite.js';
 import { newRow } from '../support/rows.js';
+import { failure, GROUP, retryAt } from './failure-records.js';
+import { consumerTransactionCases } from './transaction-cases.js';
 import { versionGuardCases } from './version-guard-cases.js';
+
+export { failure } from './failure-records.js';
 
 export interface ConsumerStoreFixture extends StoreFixture {
   /** The plan of the dead-letter claim as text, after the fixture made statistics misleading. */
@@ -25,31 +29,7 @@ export interface ConsumerStoreFixture extends StoreFixture {
   readonly settledPurgeIndex: string;
 }
 
-const GROUP = 'billing';
-
-export function failure(overrides: Partial<FailureRecord> = {}): FailureRecord {
-  return {
-    messageId: randomUUID(),
-    group: GROUP,
-    topic: 'orders',
-    type: 'order.created',
-    key: 'o-1',
-    version: 1,
-    headers: { 'surety-type': 'order.created', tenant: 'acme' },
-    body: '{"total":42}',
-    bodyEncoding: 'utf8',
-    error: 'handler failed',
-    poison: false,
-    now: 1_000,
-    ...overrides,
-  };
-}
-
-const retryAt =
-  (nextRetryAt: number): ((attempts: number) => RetryDecision) =>
-  () => ({ status: 'pending', nextRetryAt });
 const dead = (): RetryDecision => ({ status: 'dead', nextRetryAt: null });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function runConsumerStoreConformance(name: string, makeFixture: () => Promise<ConsumerStoreFixture>): void {
   describe(`consumer store conformance: ${name}`, () => {
@@ -159,26 +139,6 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       expect(await f.store.deadLetters.purgeSettledDeadLetters(1_000_000, 10)).toBe(0);
     });
 
-    it('records an inbox row once per group, and a rolled-back one leaves nothing', async () => {
-      const id = randomUUID();
-      const t = await f.begin();
-      expect(await f.store.inbox.recordInbox(t.tx, id, GROUP, 1_000)).toBe(true);
-      // A duplicate inside the same transaction leaves it usable (MySQL: only the statement rolls back).
-      expect(await f.store.inbox.recordInbox(t.tx, id, GROUP, 1_001)).toBe(false);
-      expect(await f.store.inbox.recordInbox(t.tx, id, 'shipping', 1_002)).toBe(true);
-      await t.commit();
-      expect(await f.store.transaction((tx) => f.store.inbox.recordInbox(tx, id, GROUP, 2_000))).toBe(false);
-      expect(await f.store.inbox.inboxRecordedAt(id, GROUP)).toBe(1_000);
-      expect(await f.store.inbox.inboxRecordedAt(id, 'shipping')).toBe(1_002);
-
-      const lost = randomUUID();
-      const r = await f.begin();
-      expect(await f.store.inbox.recordInbox(r.tx, lost, GROUP, 3_000)).toBe(true);
-      await r.rollback();
-      expect(await f.store.inbox.inboxRecordedAt(lost, GROUP)).toBeUndefined();
-      expect(await f.store.transaction((tx) => f.store.inbox.recordInbox(tx, lost, GROUP, 4_000))).toBe(true);
-    });
-
     it('inserts a failure with attempts 1, then increments the same row and applies each decision', async () => {
       const record = failure({ now: 1_000, error: 'first' });
       const seen: number[] = [];
@@ -268,45 +228,6 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
           claimedBy: null,
         });
       }
-    });
-
-    it('counts concurrent failures of one message from two open transactions on one row', async () => {
-      if (!f.concurrentWriters) return;
-      const record = failure();
-      const a = await f.begin();
-      const b = await f.begin();
-      const first = await f.store.deadLetters.recordDeliveryFailure(a.tx, record, retryAt(5_000));
-      // b finds a's uncommitted row through the unique key and waits for it.
-      let settled = false;
-      const pending = f.store.deadLetters
-        .recordDeliveryFailure(b.tx, { ...record, now: 2_000 }, retryAt(6_000))
-        .finally(() => (settled = true));
-      await sleep(100);
-      expect(settled).toBe(false);
-      await a.commit();
-      const second = await pending;
-      await b.commit();
-      expect(first.attempts).toBe(1);
-      expect(second).toEqual({ id: first.id, attempts: 2, status: 'pending', nextRetryAt: 6_000 });
-      expect(await f.store.deadLetters.countDeadLetters()).toEqual({ ...zeros, pending: 1 });
-    });
-
-    it('inserts afresh when the concurrent first writer rolls back', async () => {
-      if (!f.concurrentWriters) return;
-      const record = failure();
-      const a = await f.begin();
-      const b = await f.begin();
-      await f.store.deadLetters.recordDeliveryFailure(a.tx, record, retryAt(5_000));
-      const pending = f.store.deadLetters.recordDeliveryFailure(b.tx, record, retryAt(6_000));
-      await sleep(100);
-      await a.rollback();
-      const second = await pending;
-      await b.commit();
-      expect(second).toMatchObject({ attempts: 1, nextRetryAt: 6_000 });
-      expect(await f.store.deadLetters.getDeadLetter(record.messageId, GROUP)).toMatchObject({
-        id: second.id,
-        attempts: 1,
-      });
     });
 
     it('gives each due row to exactly one of several concurrent claimers, and leaves rows not due', async () => {
@@ -566,6 +487,7 @@ export function runConsumerStoreConformance(name: string, makeFixture: () => Pro
       expect(plan).not.toMatch(/Seq Scan|SCAN [a-z0-9_"]*dead_letters"?(?! USING)|type: ALL|\bALL\b.*dead_letters/i);
     });
 
+    consumerTransactionCases(() => f);
     versionGuardCases(() => f);
   });
 }

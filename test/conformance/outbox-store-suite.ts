@@ -12,6 +12,7 @@ import type { Store } from '../../src/ports/store.js';
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
 import type { TableNames } from '../../src/stores/sql/naming.js';
 import { newRow } from '../support/rows.js';
+import { outboxTransactionCases } from './transaction-cases.js';
 
 export interface OpenTransaction {
   readonly tx: SqlExecutor;
@@ -58,19 +59,6 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       await Promise.all([f.store.migrate(), f.store.migrate()]);
       await f.store.migrate();
       expect(await f.store.outbox.stats()).toEqual({ pending: 0, sent: 0, dead: 0, oldestPendingAt: null });
-    });
-
-    it('keeps a committed row and leaves no trace of a rolled-back one', async () => {
-      const kept = newRow();
-      const lost = newRow();
-      await add(kept);
-      const t = await f.begin();
-      await f.store.outbox.insert(t.tx, lost, { ordered: false });
-      await t.rollback();
-      expect((await f.store.outbox.get(kept.messageId))?.status).toBe('pending');
-      expect(await f.store.outbox.get(lost.messageId)).toBeUndefined();
-      const claimed = await claimAll(10_000);
-      expect(claimed.map((r) => r.messageId)).toEqual([kept.messageId]);
     });
 
     it('stores the row faithfully', async () => {
@@ -131,18 +119,6 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       const ids = claims.flat().map((r) => r.seq);
       expect(ids.length).toBe(120);
       expect(new Set(ids).size).toBe(120);
-    });
-
-    it('does not skip a row that commits after a row with a higher seq', async () => {
-      if (!f.concurrentWriters) return;
-      const early = await f.begin();
-      const lowRow = newRow();
-      await f.store.outbox.insert(early.tx, lowRow, { ordered: false });
-      const highRow = newRow();
-      await add(highRow);
-      expect((await claimAll(10_000)).map((r) => r.messageId)).toEqual([highRow.messageId]);
-      await early.commit();
-      expect((await claimAll(10_000)).map((r) => r.messageId)).toEqual([lowRow.messageId]);
     });
 
     it('marks sent only pending rows, and records failures only for the claim owner', async () => {
@@ -251,23 +227,6 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       expect((await claimAll(10_001, 'r1', 1000, true)).map((r) => r.messageId)).toEqual([ordered.messageId]);
     });
 
-    it('reports a duplicate add as not inserted, even when another transaction committed it after this one began', async () => {
-      if (!f.concurrentWriters) return; // one writer at a time: no other commit can come in between
-      const mine = newRow({ type: 'order.created', key: 'dup-late' });
-      const theirs = newRow({ type: 'order.created', key: 'dup-late' });
-      const t = await f.begin();
-      try {
-        await t.tx.query(`SELECT count(*) AS n FROM ${f.store.tables.outbox}`); // fixes the snapshot where reads have one
-        expect((await add(theirs)).inserted).toBe(true);
-        expect(await f.store.outbox.insert(t.tx, mine, { ordered: false })).toEqual({
-          inserted: false,
-          messageId: theirs.messageId,
-        });
-      } finally {
-        await t.rollback();
-      }
-    });
-
     it('purges only sent rows older than the limit, in bounded batches', async () => {
       const rows = Array.from({ length: 7 }, () => newRow());
       for (const r of rows) await add(r);
@@ -327,70 +286,6 @@ export function runOutboxStoreConformance(name: string, makeFixture: () => Promi
       }
     });
 
-    it('runs work in a store transaction and rolls back on error', async () => {
-      const row = newRow();
-      await expect(
-        f.store.transaction(async (tx) => {
-          await f.store.outbox.insert(tx, row, { ordered: false });
-          throw new Error('business rule failed');
-        }),
-      ).rejects.toThrow('business rule failed');
-      expect(await f.store.outbox.get(row.messageId)).toBeUndefined();
-      await f.store.transaction((tx) => f.store.outbox.insert(tx, row, { ordered: false }));
-      expect(await f.store.outbox.get(row.messageId)).toBeDefined();
-    });
-
-    // The README's advice: issue the add together with the business statement (pipelined on pg).
-    it('adds rows issued at once with other statements, and keeps none when one of them fails', async () => {
-      const [a, b, c, d] = [newRow(), newRow(), newRow(), newRow()];
-      await f.store.transaction((tx) =>
-        Promise.all([
-          tx.query('SELECT 1'),
-          f.store.outbox.insert(tx, a, { ordered: false }),
-          f.store.outbox.insert(tx, b, { ordered: false }),
-        ]),
-      );
-      await expect(
-        f.store.transaction((tx) =>
-          Promise.all([
-            tx.query('SELECT * FROM surety_no_such_table'),
-            f.store.outbox.insert(tx, c, { ordered: false }),
-          ]),
-        ),
-      ).rejects.toThrow(/surety_no_such_table/);
-      // The connection, and its prepared statements, still serve the next transaction.
-      await f.store.transaction((tx) => f.store.outbox.insert(tx, d, { ordered: false }));
-      const ids = (await claimAll(Date.now() + 60_000)).map((r) => r.messageId);
-      expect(ids.sort()).toEqual([a.messageId, b.messageId, d.messageId].sort());
-    });
-
-    // Statements of an add still waiting when something beside it fails (queued behind another
-    // statement, or the later steps of an ordered add) must not run after the rollback, outside it.
-    it('keeps nothing of an add issued beside a statement or code that fails', async () => {
-      await add(newRow({ orderingKey: 'shared' }), true);
-      const failures: [(tx: SqlExecutor) => Promise<unknown>, RegExp][] = [
-        [(tx) => tx.query('SELECT * FROM surety_no_such_table'), /surety_no_such_table/],
-        [() => Promise.reject(new Error('business rule failed')), /business rule failed/],
-      ];
-      for (const [fail, error] of failures) {
-        for (const ordered of [false, true]) {
-          for (const between of [0, 1, 2]) {
-            const late = newRow({ orderingKey: 'shared' });
-            let adding: Promise<unknown> | undefined;
-            await expect(
-              f.store.transaction((tx) => {
-                const failing = fail(tx); // first, as in the README's Promise.all
-                const others = Array.from({ length: between }, () => tx.query('SELECT 1'));
-                adding = f.store.outbox.insert(tx, late, { ordered });
-                return Promise.all([failing, ...others, adding]);
-              }),
-            ).rejects.toThrow(error);
-            await adding!.catch(() => undefined); // refused, failed in the aborted transaction, or rolled back
-            expect(await f.store.outbox.get(late.messageId), `ordered ${ordered}, ${between} between`).toBeUndefined();
-          }
-        }
-      }
-      await expect(f.store.transaction((tx) => tx.query('SELECT 1'))).resolves.toBeDefined();
-    });
+    outboxTransactionCases(() => f);
   });
 }

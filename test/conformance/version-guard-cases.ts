@@ -6,10 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import type { VersionGuardKey } from '../../src/ports/consumer-store.js';
 import { blockedOnLock, sessionId } from '../support/lock-waits.js';
-import type { StoreFixture } from './outbox-store-suite.js';
+import type { TransactionFixture } from './transaction-cases.js';
 
 /** A transaction `close` rolls back unless the test ended it: a failed assertion must not leave it holding locks. */
-async function open(f: StoreFixture) {
+async function open(f: TransactionFixture) {
   const t = await f.begin();
   let ended = false;
   const end = (how: () => Promise<void>) => ((ended = true), how());
@@ -25,7 +25,7 @@ async function open(f: StoreFixture) {
 
 const guard = (key = 'cust-1', scope = 'customers', group = 'billing'): VersionGuardKey => ({ group, scope, key });
 
-export function versionGuardCases(fixture: () => StoreFixture): void {
+export function versionGuardCases(fixture: () => TransactionFixture): void {
   describe('version guards', () => {
     const raise = (version: number, g = guard()) => {
       const { store } = fixture();

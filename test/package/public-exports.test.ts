@@ -72,6 +72,9 @@ const PUBLIC: Record<string, readonly string[]> = {
     'runTransportConformance',
     'testMessage',
   ],
+  'surety/kysely': ['kyselyExecutor', 'kyselyStore', 'kyselyTransaction', 'kyselyTransactionOf'],
+  'surety/knex': ['knexExecutor', 'knexStore', 'knexTransactionOf'],
+  'surety/drizzle': ['drizzleExecutor', 'drizzleStore', 'drizzleTransaction', 'drizzleTransactionOf'],
 };
 
 const root = new URL('../../', import.meta.url);

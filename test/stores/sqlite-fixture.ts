@@ -1,11 +1,11 @@
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SqlExecutor } from '../../src/ports/sql-executor.js';
 import { createSqliteStore, sqliteTransaction, type SqliteStore } from '../../src/stores/sqlite/index.js';
 import { claimRow, indexNames, selectClaimable } from '../../src/stores/sqlite/outbox-sql.js';
 import type { StoreFixture } from '../conformance/outbox-store-suite.js';
 import { uniqueName } from '../support/env.js';
+import { holdOpen } from '../support/hold-open.js';
 
 const PREFIX = 'surety_';
 
@@ -25,31 +25,7 @@ export async function makeSqliteFixture(
     claimIndex: indexNames(PREFIX).due,
     childEnv: { SURETY_STORE: 'sqlite', SURETY_SQLITE_PATH: path, SURETY_SQLITE_PREFIX: PREFIX },
     // The transaction an application holds open across awaits on the store's own Database.
-    async begin() {
-      let decide!: (commit: boolean) => void;
-      const decision = new Promise<boolean>((resolve) => (decide = resolve));
-      let opened!: (tx: SqlExecutor) => void;
-      const ready = new Promise<SqlExecutor>((resolve) => (opened = resolve));
-      const rolledBack = new Error('rolled back by the fixture');
-      const done = sqliteTransaction(store.db, async (tx) => {
-        opened(tx);
-        if (!(await decision)) throw rolledBack;
-      });
-      const tx = await Promise.race([ready, done.then(() => ready)]);
-      return {
-        tx,
-        async commit() {
-          decide(true);
-          await done;
-        },
-        async rollback() {
-          decide(false);
-          await done.catch((err: unknown) => {
-            if (err !== rolledBack) throw err;
-          });
-        },
-      };
-    },
+    begin: () => holdOpen((work) => sqliteTransaction(store.db, work)),
     async claimPlan(ordered) {
       // Statistics of an all-pending table make the partial index look useless; INDEXED BY must hold regardless.
       store.db.exec('ANALYZE');

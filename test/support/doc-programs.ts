@@ -58,7 +58,7 @@ function docBlocks(root: string, pages: readonly string[]): DocProgram[] {
   return programs;
 }
 
-/** README.md and every page of docs/. */
+/** README.md, every page of docs/ and of docs/integrations/. */
 export function documentationPages(root: string): string[] {
   // docs/ and its folders (docs/transports/, docs/integrations/ …), every page.
   const docs = (readdirSync(join(root, 'docs'), { recursive: true }) as string[])
