@@ -62,6 +62,19 @@ const PUBLIC: Record<string, readonly string[]> = {
   'surety/nats': ['createNatsQueueProbe', 'createNatsTransport', 'declareTopology', 'maxDeliveriesSubject'],
   'surety/redis': ['createRedisStreamProbe', 'createRedisStreamsTransport', 'redisQueueName'],
   'surety/testing': ['DeliveryLog', 'runBrokerFaultConformance', 'runTransportConformance', 'testMessage'],
+  'surety/nestjs': [
+    'SURETY_CONSUMERS',
+    'SURETY_HANDLER_METADATA',
+    'SURETY_OUTBOX',
+    'SURETY_RELAY',
+    'SURETY_REPLAY_JOBS',
+    'SURETY_STORE',
+    'SURETY_TRANSPORT',
+    'SuretyHandler',
+    'SuretyModule',
+    'getConsumerToken',
+    'getReplayJobToken',
+  ],
 };
 
 const root = new URL('../../', import.meta.url);
