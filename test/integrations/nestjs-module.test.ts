@@ -184,35 +184,62 @@ describe('SuretyModule', () => {
     open.push(store);
   });
 
-  it('refuses at bootstrap a handler whose group has no consumer, naming it, and closes what it had opened', async () => {
-    const name = uniqueName('nest_orphan');
+  /** Starts an application that must fail; returns the error and the store and transport its factories made. */
+  async function failedStart(
+    label: string,
+    options: Partial<SuretyModuleOptions> & { transport?: () => Promise<Transport> },
+    providers: unknown[],
+  ): Promise<{ err: unknown; store: Store; transport: Transport }> {
+    const name = uniqueName(label);
     const created: { store?: Store; transport?: Transport } = {};
-    const transportFactory = rabbitFactory(name);
-    const attempt = NestFactory.createApplicationContext(
+    const transportFactory = options.transport ?? rabbitFactory(name);
+    const err = await NestFactory.createApplicationContext(
       appModule(
         SuretyModule.forRoot({
-          store: async () => {
-            return (created.store = await schemaStore(name));
-          },
-          transport: async () => {
-            return (created.transport = await transportFactory());
-          },
           consumers: [{ group: 'billing', logger: null }],
+          relay: { logger: null },
+          ...options,
+          store: async () => (created.store = await schemaStore(name)),
+          transport: async () => (created.transport = await transportFactory()),
         }),
-        [OrphanHandler],
+        providers,
       ),
       { logger: false, abortOnError: false },
-    );
-    const err = await attempt.then(
-      () => undefined,
+    ).then(
+      (app) => (open.push(app), undefined),
       (e: unknown) => e,
     );
-    expect(err).toBeInstanceOf(InvalidOptionError);
-    expect(err).toMatchObject({ code: 'SURETY_INVALID_OPTION', option: 'SuretyModule.consumers' });
-    expect((err as Error).message).toContain('"nobody", which @SuretyHandler on OrphanHandler.handle names');
-    // Both were closed: neither can be used any more.
-    await expect(created.transport!.publish(probeMessage())).rejects.toMatchObject({ code: 'SURETY_TRANSPORT_CLOSED' });
-    await expect(created.store!.transaction((tx) => tx.query('SELECT 1'))).rejects.toThrow();
+    return { err, store: created.store!, transport: created.transport! };
+  }
+
+  /** Both were closed: neither can be used any more. */
+  async function expectClosed({ store, transport }: { store: Store; transport: Transport }): Promise<void> {
+    await expect(transport.publish(probeMessage())).rejects.toMatchObject({ code: 'SURETY_TRANSPORT_CLOSED' });
+    await expect(store.transaction((tx) => tx.query('SELECT 1'))).rejects.toThrow();
+  }
+
+  it('refuses at bootstrap a handler whose group has no consumer, naming it, and closes what it had opened', async () => {
+    const failed = await failedStart('nest_orphan', {}, [OrphanHandler, RecordingHandler]);
+    expect(failed.err).toBeInstanceOf(InvalidOptionError);
+    expect(failed.err).toMatchObject({ code: 'SURETY_INVALID_OPTION', option: 'SuretyModule.consumers' });
+    expect((failed.err as Error).message).toContain('"nobody", which @SuretyHandler on OrphanHandler.handle names');
+    await expectClosed(failed);
+  });
+
+  it('refuses at bootstrap a consumer group that no handler names', async () => {
+    const failed = await failedStart('nest_idle', {}, []);
+    expect(failed.err).toMatchObject({ code: 'SURETY_INVALID_OPTION', option: 'SuretyModule.consumers' });
+    expect((failed.err as Error).message).toContain('group "billing" has no @SuretyHandler method');
+    await expectClosed(failed);
+  });
+
+  it('fails the start when RabbitMQ cannot be reached, and closes what it had opened', async () => {
+    // Port 1: nothing listens, every connect is refused.
+    const unreachable = () =>
+      createRabbitMqTransport({ url: 'amqp://guest:guest@127.0.0.1:1', startTimeoutMs: 500, logger: null });
+    const failed = await failedStart('nest_no_broker', { transport: unreachable, migrate: true }, [RecordingHandler]);
+    expect(failed.err).toMatchObject({ code: 'SURETY_CONNECTION_LOST' });
+    await expectClosed(failed);
   });
 
   const refusals: [options: object, option: string, detail: string][] = [

@@ -40,4 +40,12 @@ export function registerHandlers(tools: DiscoveryTools, consumers: ReadonlyMap<s
       consumer.on(meta.type, handler, { version: meta.version });
     }
   }
+  for (const consumer of consumers.values()) {
+    if (consumer.registry.types.length === 0 && !consumer.options.topics) {
+      throw new InvalidOptionError(
+        'SuretyModule.consumers',
+        `group "${consumer.group}" has no @SuretyHandler method: decorate one with { group: '${consumer.group}' }`,
+      );
+    }
+  }
 }
