@@ -184,6 +184,48 @@ describe('SuretyModule', () => {
     open.push(store);
   });
 
+  it('forRootAsync builds from an injected provider, gives listed groups their tokens, runs no relay with relay: false, and closes what its factories made', async () => {
+    const name = uniqueName('nest_async');
+    invoices = `${name}.invoices`;
+    let store: Store | undefined;
+    const transportFactory = rabbitFactory(name);
+    @Module({ providers: [{ provide: 'SCHEMA', useValue: name }], exports: ['SCHEMA'] })
+    class SettingsModule {}
+    const app = await NestFactory.createApplicationContext(
+      appModule(
+        SuretyModule.forRootAsync({
+          imports: [SettingsModule],
+          inject: ['SCHEMA'],
+          useFactory: (schema: string) => ({
+            store: async () => (store = await schemaStore(schema)),
+            transport: transportFactory,
+            migrate: true,
+            relay: false,
+            consumers: [{ group: 'billing', logger: null, replay: false }],
+          }),
+          groups: ['billing'],
+        }),
+        [RecordingHandler],
+      ),
+      { logger: false, abortOnError: false },
+    );
+    open.push({ close: () => app.close() });
+    expect(app.get<Consumer>(getConsumerToken('billing')).group).toBe('billing');
+    expect(app.get(SURETY_RELAY)).toBeUndefined();
+    expect(app.get<ReadonlyMap<string, ReplayJob>>(SURETY_REPLAY_JOBS).size).toBe(0);
+    expect(app.get(getReplayJobToken('billing'))).toBeUndefined();
+    // Migrated into the schema the injected provider named.
+    const tables = await store!.transaction((tx) =>
+      tx.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'surety_inbox'`,
+        [name],
+      ),
+    );
+    expect(tables.rows).toEqual([{ n: 1 }]);
+    await app.close();
+    await expect(store!.transaction((tx) => tx.query('SELECT 1'))).rejects.toThrow();
+  });
+
   /** Starts an application that must fail; returns the error and the store and transport its factories made. */
   async function failedStart(
     label: string,

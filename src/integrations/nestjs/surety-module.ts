@@ -1,5 +1,7 @@
 import { Module, type DynamicModule, type InjectionToken, type ModuleMetadata, type Provider } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import type { Consumer } from '../../consumer/consumer.js';
+import { InvalidOptionError } from '../../core/errors.js';
 import { SuretyLifecycle } from './lifecycle.js';
 import type { SuretyModuleOptions } from './module-options.js';
 import { SuretyRuntime } from './runtime.js';
@@ -68,8 +70,9 @@ function build(
     fromRuntime(SURETY_CONSUMERS, (r) => r.consumers),
     fromRuntime(SURETY_REPLAY_JOBS, (r) => r.replayJobs),
     ...groups.flatMap((group) => [
-      fromRuntime(getConsumerToken(group), (r) => required(r.consumers.get(group), group, 'consumer')),
-      fromRuntime(getReplayJobToken(group), (r) => required(r.replayJobs.get(group), group, 'replay job')),
+      fromRuntime(getConsumerToken(group), (r) => consumerOf(r, group)),
+      // undefined when the group was configured with `replay: false`
+      fromRuntime(getReplayJobToken(group), (r) => r.replayJobs.get(group)),
     ]),
   ];
   return {
@@ -95,7 +98,8 @@ function build(
   };
 }
 
-function required<T>(value: T | undefined, group: string, what: string): T {
-  if (value === undefined) throw new TypeError(`SuretyModule: no ${what} for group "${group}" (see its consumers)`);
-  return value;
+function consumerOf(runtime: SuretyRuntime, group: string): Consumer {
+  const consumer = runtime.consumers.get(group);
+  if (!consumer) throw new InvalidOptionError('SuretyModule.groups', `"${group}" is not among the consumers`);
+  return consumer;
 }

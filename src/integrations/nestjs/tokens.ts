@@ -23,7 +23,7 @@ export function getConsumerToken(group: string): string {
   return `SuretyConsumer:${group}`;
 }
 
-/** The token of the `ReplayJob` of `group`'s consumer. */
+/** The token of the `ReplayJob` of `group`'s consumer (`undefined` with `replay: false`). */
 export function getReplayJobToken(group: string): string {
   return `SuretyReplayJob:${group}`;
 }
