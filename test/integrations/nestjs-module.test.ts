@@ -284,6 +284,31 @@ describe('SuretyModule', () => {
     await expectClosed(failed);
   });
 
+  it('refuses a forRootAsync group the factory configured no consumer for, and closes what it opened', async () => {
+    const name = uniqueName('nest_groups');
+    let store: Store | undefined;
+    const err = await NestFactory.createApplicationContext(
+      appModule(
+        SuretyModule.forRootAsync({
+          useFactory: () => ({
+            store: async () => (store = await schemaStore(name)),
+            transport: rabbitFactory(name),
+            consumers: [{ group: 'billing', logger: null }],
+          }),
+          groups: ['billing', 'shipping'],
+        }),
+        [RecordingHandler],
+      ),
+      { logger: false, abortOnError: false },
+    ).then(
+      (app) => (open.push(app), undefined),
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ code: 'SURETY_INVALID_OPTION', option: 'SuretyModule.groups' });
+    expect((err as Error).message).toContain('"shipping" is not among the consumers');
+    await expect(store!.transaction((tx) => tx.query('SELECT 1'))).rejects.toThrow();
+  });
+
   const refusals: [options: object, option: string, detail: string][] = [
     [{ store: 42, transport: () => undefined }, 'SuretyModule.store', 'must be a Store or a function'],
     [{ store: () => undefined }, 'SuretyModule.transport', 'must be a Transport or a function'],

@@ -1,4 +1,5 @@
 import { Consumer } from '../../consumer/consumer.js';
+import { InvalidOptionError } from '../../core/errors.js';
 import type { ConsumerOptions } from '../../consumer/consumer-options.js';
 import { ReplayJob, type ReplayJobOptions } from '../../consumer/replay-job.js';
 import { Outbox } from '../../producer/outbox.js';
@@ -78,6 +79,14 @@ export class SuretyRuntime {
       await closeOwned([transport, store]);
       throw err;
     }
+  }
+
+  /** This runtime, if it has a consumer for each of `groups` (those given tokens of their own); else closes it and throws. */
+  async requireGroups(groups: readonly string[]): Promise<this> {
+    const missing = groups.find((group) => !this.consumers.has(group));
+    if (missing === undefined) return this;
+    await this.close();
+    throw new InvalidOptionError('SuretyModule.groups', `"${missing}" is not among the consumers`);
   }
 
   /** Migrates if asked, then starts the relay, the consumers (their handlers registered) and the replay jobs. */

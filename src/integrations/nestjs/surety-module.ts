@@ -1,7 +1,5 @@
 import { Module, type DynamicModule, type InjectionToken, type ModuleMetadata, type Provider } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import type { Consumer } from '../../consumer/consumer.js';
-import { InvalidOptionError } from '../../core/errors.js';
 import { SuretyLifecycle } from './lifecycle.js';
 import type { SuretyModuleOptions } from './module-options.js';
 import { SuretyRuntime } from './runtime.js';
@@ -70,7 +68,7 @@ function build(
     fromRuntime(SURETY_CONSUMERS, (r) => r.consumers),
     fromRuntime(SURETY_REPLAY_JOBS, (r) => r.replayJobs),
     ...groups.flatMap((group) => [
-      fromRuntime(getConsumerToken(group), (r) => consumerOf(r, group)),
+      fromRuntime(getConsumerToken(group), (r) => r.consumers.get(group)),
       // undefined when the group was configured with `replay: false`
       fromRuntime(getReplayJobToken(group), (r) => r.replayJobs.get(group)),
     ]),
@@ -81,7 +79,11 @@ function build(
     imports: [...imports, DiscoveryModule],
     providers: [
       ...optionProviders,
-      { provide: SURETY_RUNTIME, useFactory: (o: SuretyModuleOptions) => SuretyRuntime.create(o), inject: [OPTIONS] },
+      {
+        provide: SURETY_RUNTIME,
+        useFactory: async (o: SuretyModuleOptions) => (await SuretyRuntime.create(o)).requireGroups(groups),
+        inject: [OPTIONS],
+      },
       {
         provide: SuretyLifecycle,
         useFactory: (
@@ -96,10 +98,4 @@ function build(
     ],
     exports: exported.map((p) => (p as { provide: string }).provide),
   };
-}
-
-function consumerOf(runtime: SuretyRuntime, group: string): Consumer {
-  const consumer = runtime.consumers.get(group);
-  if (!consumer) throw new InvalidOptionError('SuretyModule.groups', `"${group}" is not among the consumers`);
-  return consumer;
 }
