@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { connect } from 'amqplib';
+import pg from 'pg';
 import { Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -101,7 +102,14 @@ function rabbitFactory(name: string) {
 
 async function schemaStore(schema: string): Promise<Store> {
   const store = await createPostgresStore({ connectionString: testEnv.postgresUrl, schema });
-  open.push({ close: () => store.transaction((tx) => tx.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)) });
+  // Dropped on a connection of its own: the module may have closed the store by then.
+  open.push({
+    close: async () => {
+      const client = new pg.Client({ connectionString: testEnv.postgresUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).finally(() => client.end());
+    },
+  });
   return store;
 }
 
