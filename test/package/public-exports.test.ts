@@ -75,6 +75,19 @@ const PUBLIC: Record<string, readonly string[]> = {
   'surety/kysely': ['kyselyExecutor', 'kyselyStore', 'kyselyTransaction', 'kyselyTransactionOf'],
   'surety/knex': ['knexExecutor', 'knexStore', 'knexTransactionOf'],
   'surety/drizzle': ['drizzleExecutor', 'drizzleStore', 'drizzleTransaction', 'drizzleTransactionOf'],
+  'surety/nestjs': [
+    'SURETY_CONSUMERS',
+    'SURETY_HANDLER_METADATA',
+    'SURETY_OUTBOX',
+    'SURETY_RELAY',
+    'SURETY_REPLAY_JOBS',
+    'SURETY_STORE',
+    'SURETY_TRANSPORT',
+    'SuretyHandler',
+    'SuretyModule',
+    'getConsumerToken',
+    'getReplayJobToken',
+  ],
 };
 
 const root = new URL('../../', import.meta.url);
