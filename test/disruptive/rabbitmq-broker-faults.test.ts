@@ -1,4 +1,3 @@
-import { connect } from 'amqplib';
 import {
   createRabbitMqTransport,
   declareTopology,
@@ -7,6 +6,7 @@ import {
 } from '../../src/transports/rabbitmq/index.js';
 import { runBrokerFaultConformance } from '../conformance/transport-suite.js';
 import { startRabbit, stopRabbit } from '../support/broker-control.js';
+import { withChannel } from '../support/brokers/rabbitmq.js';
 import { testEnv, uniqueName } from '../support/env.js';
 
 runBrokerFaultConformance('rabbitmq', async () => {
@@ -19,25 +19,13 @@ runBrokerFaultConformance('rabbitmq', async () => {
     connectionName: exchange,
   });
   if (!(await transport.waitUntilReady(10_000))) throw new Error('RabbitMQ transport not ready');
-  // A fresh admin connection per use: the broker's restart closes any kept one.
-  const admin = async <T>(
-    work: (ch: Awaited<ReturnType<Awaited<ReturnType<typeof connect>>['createChannel']>>) => Promise<T>,
-  ) => {
-    const connection = await connect(testEnv.amqpUrl);
-    connection.on('error', () => undefined);
-    try {
-      return await work(await connection.createChannel());
-    } finally {
-      await connection.close().catch(() => undefined);
-    }
-  };
   return {
     transport,
     uniqueTopic: (label) => uniqueName(label),
     prepareTopic: async (topic, group) => {
       const queue = `${topic}.${group}`;
       queues.add(queue);
-      await admin((ch) =>
+      await withChannel((ch) =>
         declareTopology(ch, { queues: [{ name: queue }], bindings: [{ exchange, queue, pattern: topic }] }),
       );
     },
@@ -45,7 +33,7 @@ runBrokerFaultConformance('rabbitmq', async () => {
     startBroker: startRabbit,
     teardown: async () => {
       await transport.close();
-      await admin(async (ch) => {
+      await withChannel(async (ch) => {
         for (const queue of queues) {
           await ch.deleteQueue(queue);
           await ch.deleteQueue(parkingQueueName(queue));

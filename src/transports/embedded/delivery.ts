@@ -1,5 +1,6 @@
 import type { WireMessage } from '../../core/wire.js';
 import type { Delivery } from '../../ports/transport.js';
+import { SettleOnce, type DeliverySettler as Settler } from '../settle-once.js';
 import type { LogRow } from './log-store.js';
 import type { TopicCursor } from './topic-cursor.js';
 
@@ -17,21 +18,18 @@ export interface LogEntry {
 }
 
 /** What a subscription does when a delivery is settled. */
-export interface DeliverySettler {
-  ack(entry: LogEntry): Promise<void>;
-  retry(entry: LogEntry): void;
-}
+export type DeliverySettler = Settler<LogEntry>;
 
 /** One handed-out row. Settling twice is a no-op: the first ack or retry wins. */
-export class LogDelivery implements EmbeddedDelivery {
-  private settledAs: 'ack' | 'retry' | undefined;
-
+export class LogDelivery extends SettleOnce<LogEntry> implements EmbeddedDelivery {
   constructor(
-    private readonly entry: LogEntry,
+    entry: LogEntry,
     readonly group: string,
     readonly redeliveries: number,
-    private readonly settler: DeliverySettler,
-  ) {}
+    settler: DeliverySettler,
+  ) {
+    super(entry, settler);
+  }
 
   get message(): WireMessage {
     return this.entry.row.message;
@@ -43,25 +41,5 @@ export class LogDelivery implements EmbeddedDelivery {
 
   get offset(): number {
     return this.entry.row.offset;
-  }
-
-  get settled(): boolean {
-    return this.settledAs !== undefined;
-  }
-
-  /** Marks the offset done; resolves once the checkpoint write that follows has run. */
-  ack(): Promise<void> {
-    if (this.settledAs) return Promise.resolve();
-    this.settledAs = 'ack';
-    return this.settler.ack(this.entry);
-  }
-
-  /** Puts the message back at the end of this subscription's queue; later offsets keep flowing. */
-  retry(): Promise<void> {
-    if (!this.settledAs) {
-      this.settledAs = 'retry';
-      this.settler.retry(this.entry);
-    }
-    return Promise.resolve();
   }
 }

@@ -1,5 +1,6 @@
 import type { WireMessage } from '../../core/wire.js';
 import type { Delivery } from '../../ports/transport.js';
+import { SettleOnce, type DeliverySettler as Settler } from '../settle-once.js';
 import type { PartitionCursor } from './partition-cursor.js';
 
 /** A record read for a subscription, with the cursor of its partition. */
@@ -11,20 +12,17 @@ export interface PartitionEntry {
 }
 
 /** What a subscription does when a delivery is settled. */
-export interface DeliverySettler {
-  ack(entry: PartitionEntry): Promise<void>;
-  retry(entry: PartitionEntry): void;
-}
+export type DeliverySettler = Settler<PartitionEntry>;
 
 /** A delivery from a Kafka partition. Settling twice is a no-op: the first ack or retry wins. */
-export class KafkaDelivery implements Delivery {
-  private settledAs: 'ack' | 'retry' | undefined;
-
+export class KafkaDelivery extends SettleOnce<PartitionEntry> implements Delivery {
   constructor(
-    private readonly entry: PartitionEntry,
+    entry: PartitionEntry,
     readonly redeliveries: number,
-    private readonly settler: DeliverySettler,
-  ) {}
+    settler: DeliverySettler,
+  ) {
+    super(entry, settler);
+  }
 
   get message(): WireMessage {
     return this.entry.message;
@@ -40,25 +38,5 @@ export class KafkaDelivery implements Delivery {
 
   get offset(): bigint {
     return this.entry.offset;
-  }
-
-  get settled(): boolean {
-    return this.settledAs !== undefined;
-  }
-
-  /** Marks the offset done; resolves once the offset commit that follows has been answered. */
-  ack(): Promise<void> {
-    if (this.settledAs) return Promise.resolve();
-    this.settledAs = 'ack';
-    return this.settler.ack(this.entry);
-  }
-
-  /** Hands the record back to this subscription's queue; later offsets keep flowing meanwhile. */
-  retry(): Promise<void> {
-    if (!this.settledAs) {
-      this.settledAs = 'retry';
-      this.settler.retry(this.entry);
-    }
-    return Promise.resolve();
   }
 }

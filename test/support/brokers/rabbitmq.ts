@@ -8,7 +8,8 @@ import type { BrokerUnderTest } from './broker-under-test.js';
 /** One exchange per namespace, and one quorum queue per group named `<ns>.<group>`. */
 const queueOf = (ns: string, group: string) => `${ns}.${group}`;
 
-async function withChannel<T>(
+/** Runs `work` on a channel of a connection of its own (a broker's restart closes any kept one). */
+export async function withChannel<T>(
   work: (ch: Awaited<ReturnType<Awaited<ReturnType<typeof connect>>['createChannel']>>) => Promise<T>,
 ): Promise<T> {
   const connection = await connect(testEnv.amqpUrl);
