@@ -18,7 +18,7 @@ export async function kafkaTarget(tag: string): Promise<BrokerTarget> {
   return {
     kind: 'kafka',
     title: 'Kafka, acks=all, idempotent',
-    raw: { contender: 'raw-kafka-publisher', label: '@platformatic/kafka, batches of 500, 4 queued' },
+    raw: { contender: 'raw-kafka-publisher', label: '@platformatic/kafka, batches of 500, one at a time' },
     async prepare() {
       await drop();
       topic = `${tag}_${++runs}`;
@@ -26,7 +26,9 @@ export async function kafkaTarget(tag: string): Promise<BrokerTarget> {
       return { transport: { broker: 'kafka', brokers: KAFKA_BROKERS, topic }, raw: { brokers: KAFKA_BROKERS, topic } };
     },
     async held() {
-      const offsets = await admin.listOffsets({ topics: [{ name: topic!, partitions: [{ partitionIndex: 0, timestamp: -1n }] }] });
+      const offsets = await admin.listOffsets({
+        topics: [{ name: topic!, partitions: [{ partitionIndex: 0, timestamp: -1n }] }],
+      });
       return Number(offsets[0]!.partitions[0]!.offset);
     },
     async close() {
