@@ -53,7 +53,7 @@ async function rawRun(target: BrokerTarget, n: number): Promise<Run> {
   const m = await runOnce<{ sent: number }>(target.raw.contender, { ...raw, messages: n });
   const held = await target.held();
   if (m.result.sent !== n || held !== n)
-    throw new Error(`${target.raw.contender}: ${m.result.sent} of ${n} confirmed, the broker holds ${held}`);
+    throw new Error(`${target.raw.contender}: ${JSON.stringify(m.result)} of ${n}, the broker holds ${held}`);
   return measured(target, m, n);
 }
 
