@@ -1,6 +1,7 @@
 /**
  * `npx tsx bench/report.ts [file]`: the markdown of a run (default bench/results/latest.json) for the
- * README's Performance section and docs/benchmarks.md: its date and machine, then every scenario.
+ * README's Performance section and docs/benchmarks.md: its date and machine, then every scenario
+ * (relay, lifetime, e2e, consumer, flat, brokers).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +20,10 @@ const m = run.machine;
 const out = [
   `## Run of ${run.date.slice(0, 10)}`,
   '',
-  `${m.cores} cores (${m.cpu}), PostgreSQL ${String(m.postgres).split(' ')[0]}, RabbitMQ ${m.rabbitmq}, Node ${m.node}; ` +
+  `${m.cores} cores (${m.cpu}), PostgreSQL ${String(m.postgres).split(' ')[0]}, RabbitMQ ${m.rabbitmq}, ` +
+    // Runs before the brokers scenario recorded RabbitMQ only.
+    (m.kafka ? `Kafka ${m.kafka}, NATS ${m.nats}, Redis ${m.redis}, ` : '') +
+    `Node ${m.node}; ` +
     'every server on the same machine. Figures are medians, ranges in parentheses.',
   '',
 ];

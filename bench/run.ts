@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: every scenario (or those named in BENCH_ONLY, comma-separated), each contender in
  * its own process. Prints a table per scenario and writes bench/results/latest.json.
- * Env: BENCH_ONLY, BENCH_REPETITIONS (5) and the sizes in lib/config.ts.
+ * Env: BENCH_ONLY, BENCH_REPETITIONS (5) and the sizes in lib/config.ts (BENCH_BROKER_MESSAGES for brokers).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { settings } from './lib/config.js';
 import { describeMachine } from './lib/machine.js';
 import { renderScenario, type ScenarioResult } from './lib/results.js';
+import { brokerRelays } from './scenarios/broker-relays.js';
 import { consumerDrain } from './scenarios/consumer-drain.js';
 import { endToEnd } from './scenarios/end-to-end.js';
 import { flatCost } from './scenarios/flat-cost.js';
@@ -20,6 +21,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
   e2e: endToEnd,
   consumer: consumerDrain,
   flat: flatCost,
+  brokers: brokerRelays,
 };
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());

@@ -1,6 +1,15 @@
 /** Where the servers are, what the scenarios run with, and the message shape every contender sends. */
 export const PG_URL = process.env.SURETY_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const AMQP_URL = process.env.SURETY_TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+/** `host:port` each, as the raw client wants them (the variable may say kafka://host:port). */
+export const KAFKA_BROKERS = (process.env.SURETY_TEST_KAFKA_BROKERS ?? '127.0.0.1:9092').split(',').map((b) =>
+  b
+    .trim()
+    .replace(/^kafka:\/\//, '')
+    .replace(/\/$/, ''),
+);
+export const NATS_URL = process.env.SURETY_TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+export const REDIS_URL = process.env.SURETY_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const int = (name: string, fallback: number) => {
   const v = Number(process.env[name] ?? fallback);
@@ -19,6 +28,7 @@ export const settings = {
   flatRows: int('BENCH_FLAT_ROWS', 1_000_000),
   flatSmallRows: 10_000,
   flatBacklog: int('BENCH_FLAT_BACKLOG', 20_000),
+  brokerMessages: int('BENCH_BROKER_MESSAGES', 20_000),
 };
 
 export const TYPE = 'bench.event';

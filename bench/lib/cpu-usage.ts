@@ -2,15 +2,17 @@
  * CPU time per process kind during a measured window, read from /proc (Linux only; elsewhere the meter
  * reads nothing). Kinds: the contender processes (given by pid, with their descendants); PostgreSQL,
  * meaning the contenders' backends (known by the application name they connect with) and the
- * server's own processes (postmaster, WAL writer, checkpointer, autovacuum...); RabbitMQ's (the Erlang
- * VM and its helpers); this bench process (reported apart, never in a total); and everything else,
+ * server's own processes (postmaster, WAL writer, checkpointer, autovacuum...); each broker's server
+ * (RabbitMQ's Erlang VM and its helpers, Kafka's JVM, nats-server, redis-server); this bench process (reported apart, never in a total); and everything else,
  * other sessions' backends among it, so that a shared machine's other load stays out of PostgreSQL's
  * figure. Close the window before a contender closes its connections: a process that exits inside
  * the window takes its CPU with it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
-export type CpuKind = 'contender' | 'postgres' | 'rabbitmq' | 'parent' | 'other';
+/** The broker servers told apart, by process name. */
+export type BrokerKind = 'rabbitmq' | 'kafka' | 'nats' | 'redis';
+export type CpuKind = 'contender' | 'postgres' | BrokerKind | 'parent' | 'other';
 /** CPU ms by kind, and of PostgreSQL's share the part its backends serving the contenders spent. */
 export type CpuMs = Record<CpuKind, number> & { postgresBackends: number };
 
@@ -58,6 +60,23 @@ function isRabbitMq(comm: string): boolean {
   return comm.startsWith('beam') || comm.startsWith('erl_child') || comm === 'epmd' || comm === 'inet_gethost';
 }
 
+/** A JVM is Kafka's only when its command line runs the broker's main class (Maven's JVM is not). */
+function isKafka(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('kafka.Kafka');
+  } catch {
+    return false;
+  }
+}
+
+function brokerKind(pid: number, comm: string): BrokerKind | undefined {
+  if (isRabbitMq(comm)) return 'rabbitmq';
+  if (comm === 'nats-server') return 'nats';
+  if (comm === 'redis-server') return 'redis';
+  if (comm === 'java' && isKafka(pid)) return 'kafka';
+  return undefined;
+}
+
 /** The pids given and every process descending from them. */
 function family(roots: readonly number[], procs: Map<number, Sample>): Set<number> {
   const out = new Set(roots);
@@ -94,7 +113,10 @@ export function startCpuMeter(contenders: () => readonly number[]): CpuMeter {
       const after = snapshot();
       if (!before || !after) return undefined;
       const mine = family(contenders(), after);
-      const spent: CpuMs = { contender: 0, postgres: 0, rabbitmq: 0, parent: 0, other: 0, postgresBackends: 0 };
+      const spent: CpuMs = {
+        ...{ contender: 0, postgres: 0, parent: 0, other: 0, postgresBackends: 0 },
+        ...{ rabbitmq: 0, kafka: 0, nats: 0, redis: 0 },
+      };
       for (const [pid, now] of after) {
         // A process started inside the window counts from zero.
         const ms = now.ms - (before.get(pid)?.ms ?? 0);
@@ -107,9 +129,7 @@ export function startCpuMeter(contenders: () => readonly number[]): CpuMeter {
                 ? postgres.foreign.has(pid)
                   ? 'other'
                   : 'postgres'
-                : isRabbitMq(now.comm)
-                  ? 'rabbitmq'
-                  : 'other';
+                : (brokerKind(pid, now.comm) ?? 'other');
         spent[kind] += ms;
         if (postgres.mine.has(pid)) spent.postgresBackends += ms;
       }
@@ -118,8 +138,11 @@ export function startCpuMeter(contenders: () => readonly number[]): CpuMeter {
   };
 }
 
-/** Microseconds per message by kind, and the total of the processes that serve the contender. */
-export function perMessage(ms: CpuMs, messages: number) {
+/**
+ * Microseconds per message by kind, and the total of the processes that serve the contender: itself,
+ * PostgreSQL and `broker`'s server (RabbitMQ unless said otherwise).
+ */
+export function perMessage(ms: CpuMs, messages: number, broker: BrokerKind = 'rabbitmq') {
   const us = (v: number) => (v * 1000) / messages;
   return {
     contender: us(ms.contender),
@@ -127,7 +150,9 @@ export function perMessage(ms: CpuMs, messages: number) {
     /** The contenders' backends alone: on a shared machine the server's own processes carry others' load too. */
     postgresBackends: us(ms.postgresBackends),
     rabbitmq: us(ms.rabbitmq),
-    total: us(ms.contender + ms.postgres + ms.rabbitmq),
+    /** The server of `broker`. */
+    broker: us(ms[broker]),
+    total: us(ms.contender + ms.postgres + ms[broker]),
     other: us(ms.other),
     parent: us(ms.parent),
   };
