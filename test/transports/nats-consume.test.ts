@@ -150,7 +150,12 @@ describe('NATS JetStream consumption', () => {
     const t = await open();
     // A foreign publisher: no message id, no headers at all.
     await admin.nc.request(topic, new TextEncoder().encode('{"raw":true}'));
-    const log = new DeliveryLog();
+    let acked!: () => void;
+    const ackConfirmed = new Promise<void>((resolve) => (acked = resolve));
+    const log = new DeliveryLog(async (d) => {
+      await d.ack(); // resolves once JetStream confirmed the ack
+      acked();
+    });
     await t.subscribe({ group: 'g1', topics: [topic] }, log.handler);
     await log.until('the foreign message', (l) => l.deliveries.length === 1);
     const got = log.deliveries[0]!;
@@ -158,7 +163,7 @@ describe('NATS JetStream consumption', () => {
     expect(got.message.body.toString()).toBe('{"raw":true}');
     const { decodeEnvelope } = await import('../../src/core/wire.js');
     expect(() => decodeEnvelope(got.message)).toThrow(PoisonMessageError);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect((await consumerInfo('g1')).num_ack_pending).toBe(0); // acked by the log's handler
+    await ackConfirmed;
+    expect((await consumerInfo('g1')).num_ack_pending).toBe(0);
   });
 });
