@@ -5,6 +5,7 @@ import { typeormExecutor } from '../../src/integrations/typeorm/index.js';
 import { Outbox } from '../../src/producer/outbox.js';
 import { runTransactionConformance } from '../conformance/transaction-cases.js';
 import { testEnv } from '../support/env.js';
+import { newRow } from '../support/rows.js';
 import { runOrmCases } from './orm-cases.js';
 import { makeTypeormFixture, typeormDataSource } from './typeorm-fixture.js';
 
@@ -71,6 +72,32 @@ describe('typeorm nested transactions and query runners', () => {
     } finally {
       await runner.release();
       await source.destroy();
+      await f.teardown();
+    }
+  });
+
+  it('keeps concurrent store transactions on SQLite apart: TypeORM would nest the second in the first', async () => {
+    const f = await makeTypeormFixture('sqlite');
+    try {
+      let opened!: () => void;
+      const firstOpen = new Promise<void>((resolve) => (opened = resolve));
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const [kept, lost] = [newRow(), newRow()];
+      const first = f.store.transaction(async (tx) => {
+        await f.store.outbox.insert(tx, lost, { ordered: false });
+        opened();
+        await held;
+        throw new Error('first rolled back');
+      });
+      await firstOpen;
+      const second = f.store.transaction((tx) => f.store.outbox.insert(tx, kept, { ordered: false }));
+      release();
+      await expect(first).rejects.toThrow('first rolled back');
+      await second;
+      expect(await f.store.outbox.get(lost.messageId)).toBeUndefined();
+      expect(await f.store.outbox.get(kept.messageId)).toBeDefined();
+    } finally {
       await f.teardown();
     }
   });

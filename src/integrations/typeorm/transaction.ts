@@ -1,22 +1,30 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
+import { AsyncMutex } from '../../stores/sql/async-mutex.js';
 import { refuseAbortedCommit } from '../shared/commit-check.js';
 import type { CommitAnnouncer, OrmTransactions } from '../shared/orm-transaction.js';
 import { endTransaction, executorForTypeorm, queryRunnerOf, typeormDialect } from './executor.js';
 
+/** One at a time per SQLite data source: its one query runner would nest a second transaction in the first. */
+const sqliteTurns = new WeakMap<DataSource, AsyncMutex>();
+
 /** TypeORM's transactions on `dataSource`, as the shared ORM core runs them. */
 export function typeormTransactions(dataSource: DataSource): OrmTransactions<EntityManager> {
+  const dialect = typeormDialect(dataSource);
+  // The executor ends with the work, whose statements the shared core drained before this commit.
+  const transaction = <T>(work: (manager: EntityManager) => Promise<T>) =>
+    dataSource.transaction(async (manager) => {
+      try {
+        return await work(manager);
+      } finally {
+        endTransaction(queryRunnerOf(manager));
+      }
+    });
+  let turns = sqliteTurns.get(dataSource);
+  if (dialect === 'sqlite' && !turns) sqliteTurns.set(dataSource, (turns = new AsyncMutex()));
   return {
-    dialect: typeormDialect(dataSource),
-    // The executor ends with the work, whose statements the shared core drained before this commit.
-    run: (work) =>
-      dataSource.transaction(async (manager) => {
-        try {
-          return await work(manager);
-        } finally {
-          endTransaction(queryRunnerOf(manager));
-        }
-      }),
+    dialect,
+    run: turns ? (work) => turns.run(() => transaction(work)) : transaction,
     executor: (manager) => executorForTypeorm(manager),
   };
 }
