@@ -1,17 +1,19 @@
 /**
  * An order placed through an ORM's transaction in its own process, killed with SIGKILL the moment
  * the commit is announced: after the ORM committed, before the relay beside it could publish.
- * SURETY_ORM picks kysely, knex or drizzle (on PostgreSQL); the order's id is SURETY_KEY, written
+ * SURETY_ORM picks kysely, knex, drizzle or typeorm (on PostgreSQL); the order's id is SURETY_KEY, written
  * to SURETY_TABLE and to the outbox in one transaction.
  */
 import { Kysely, PostgresDialect } from 'kysely';
 import knexFactory from 'knex';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
+import { DataSource } from 'typeorm';
 import { silentLogger } from '../../src/core/logger.js';
 import { drizzleTransaction } from '../../src/integrations/drizzle/index.js';
 import { knexExecutor } from '../../src/integrations/knex/index.js';
 import { kyselyTransaction } from '../../src/integrations/kysely/index.js';
+import { typeormExecutor } from '../../src/integrations/typeorm/index.js';
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
 import { Outbox } from '../../src/producer/outbox.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
@@ -49,6 +51,11 @@ if (orm === 'kysely') {
 } else if (orm === 'knex') {
   const knex = knexFactory({ client: 'pg', connection: url });
   await knex.transaction((trx) => place(knexExecutor(trx, outbox), () => trx(table).insert({ id: key })));
+} else if (orm === 'typeorm') {
+  const source = await new DataSource({ type: 'postgres', url }).initialize();
+  await source.transaction((manager) =>
+    place(typeormExecutor(manager, outbox), () => manager.insert(table, { id: key })),
+  );
 } else {
   const db = drizzle(pool);
   await drizzleTransaction(db, outbox, (trx, tx) =>
