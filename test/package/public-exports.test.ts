@@ -75,6 +75,7 @@ const PUBLIC: Record<string, readonly string[]> = {
   'surety/kysely': ['kyselyExecutor', 'kyselyStore', 'kyselyTransaction', 'kyselyTransactionOf'],
   'surety/knex': ['knexExecutor', 'knexStore', 'knexTransactionOf'],
   'surety/drizzle': ['drizzleExecutor', 'drizzleStore', 'drizzleTransaction', 'drizzleTransactionOf'],
+  'surety/prisma': ['prismaExecutor', 'prismaStore', 'prismaTransaction', 'prismaTransactionOf'],
   'surety/nestjs': [
     'SURETY_CONSUMERS',
     'SURETY_HANDLER_METADATA',

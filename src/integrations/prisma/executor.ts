@@ -37,7 +37,8 @@ function driverError(err: unknown): unknown {
 export function executorForPrisma(trx: PrismaTransactionLike): OrmExecutor {
   return executorFor(trx, async (sql, values): Promise<SqlResult> => {
     try {
-      if (RETURNS_ROWS.test(sql) && !SELECTS_VOID.test(sql)) return sqlResult(await trx.$queryRawUnsafe<unknown[]>(sql, ...values));
+      if (RETURNS_ROWS.test(sql) && !SELECTS_VOID.test(sql))
+        return sqlResult(await trx.$queryRawUnsafe<unknown[]>(sql, ...values));
       return sqlResult([], await trx.$executeRawUnsafe(sql, ...values));
     } catch (err) {
       throw driverError(err);
