@@ -19,7 +19,7 @@ import { Outbox } from '../../src/producer/outbox.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
 import { createPostgresStore } from '../../src/stores/postgres/index.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
-import { PrismaClient } from './prisma/generated/client.js';
+import { PrismaClient } from './prisma/generated/postgres/client.js';
 
 const env = (name: string) => {
   const v = process.env[name];
