@@ -24,13 +24,16 @@ interface RawQueryFailure {
 
 /**
  * A raw query's failure with the database's own code: Prisma wraps it (P2010) with the driver
- * adapter's error in `meta`, and Surety reads SQLSTATEs (23505, 25P02, 40001) from `code`.
+ * adapter's error in `meta`, and Surety reads PostgreSQL's SQLSTATE (23505, 25P02, 40001) from
+ * `code` and MySQL's error number (1062, 1213) from `errno`.
  */
 function driverError(err: unknown): unknown {
   const cause = (err as RawQueryFailure | null)?.meta?.driverAdapterError?.cause;
   if (cause?.originalCode === undefined) return err;
   const message = typeof cause.originalMessage === 'string' ? cause.originalMessage : (err as Error).message;
-  return Object.assign(new Error(message, { cause: err }), { code: String(cause.originalCode) });
+  const code = String(cause.originalCode);
+  const errno = /^\d+$/.test(code) ? Number(code) : undefined;
+  return Object.assign(new Error(message, { cause: err }), errno === undefined ? { code } : { code, errno });
 }
 
 /** The one executor of a Prisma interactive transaction. */

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 const env = { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: '1' };
 env.PRISMA_SCHEMA_ENGINE_BINARY ??= process.execPath;
-for (const name of ['schema.prisma', 'schema-sqlite.prisma']) {
+for (const name of ['schema.prisma', 'schema-mysql.prisma', 'schema-sqlite.prisma']) {
   const schema = fileURLToPath(new URL(name, import.meta.url));
   const run = spawnSync('npx', ['prisma', 'generate', '--schema', schema], { env, stdio: 'inherit' });
   if (run.status !== 0) process.exit(run.status ?? 1);
