@@ -1,12 +1,13 @@
 /**
  * An order placed through an ORM's transaction in its own process, killed with SIGKILL the moment
  * the commit is announced: after the ORM committed, before the relay beside it could publish.
- * SURETY_ORM picks kysely, knex, drizzle or typeorm (on PostgreSQL); the order's id is SURETY_KEY, written
+ * SURETY_ORM picks kysely, knex, drizzle, typeorm or prisma (on PostgreSQL); the order's id is SURETY_KEY, written
  * to SURETY_TABLE and to the outbox in one transaction.
  */
 import { Kysely, PostgresDialect } from 'kysely';
 import knexFactory from 'knex';
 import { drizzle } from 'drizzle-orm/node-postgres';
+import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { silentLogger } from '../../src/core/logger.js';
@@ -14,11 +15,13 @@ import { drizzleTransaction } from '../../src/integrations/drizzle/index.js';
 import { knexExecutor } from '../../src/integrations/knex/index.js';
 import { kyselyTransaction } from '../../src/integrations/kysely/index.js';
 import { typeormExecutor } from '../../src/integrations/typeorm/index.js';
+import { prismaTransaction } from '../../src/integrations/prisma/index.js';
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
 import { Outbox } from '../../src/producer/outbox.js';
 import { OutboxRelay } from '../../src/producer/outbox-relay.js';
 import { createPostgresStore } from '../../src/stores/postgres/index.js';
 import { createRabbitMqTransport } from '../../src/transports/rabbitmq/index.js';
+import { PrismaClient } from './prisma/generated/postgres/client.js';
 
 const env = (name: string) => {
   const v = process.env[name];
@@ -55,6 +58,11 @@ if (orm === 'kysely') {
   const source = await new DataSource({ type: 'postgres', url }).initialize();
   await source.transaction((manager) =>
     place(typeormExecutor(manager, outbox), () => manager.insert(table, { id: key })),
+  );
+} else if (orm === 'prisma') {
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 2 }) });
+  await prismaTransaction(prisma, outbox, (trx, tx) =>
+    place(tx, () => trx.$executeRawUnsafe(`INSERT INTO ${table} (id) VALUES ($1)`, key)),
   );
 } else {
   const db = drizzle(pool);

@@ -76,6 +76,7 @@ const PUBLIC: Record<string, readonly string[]> = {
   'surety/knex': ['knexExecutor', 'knexStore', 'knexTransactionOf'],
   'surety/drizzle': ['drizzleExecutor', 'drizzleStore', 'drizzleTransaction', 'drizzleTransactionOf'],
   'surety/typeorm': ['typeormExecutor', 'typeormStore', 'typeormTransactionOf'],
+  'surety/prisma': ['prismaExecutor', 'prismaStore', 'prismaTransaction', 'prismaTransactionOf'],
   'surety/nestjs': [
     'SURETY_CONSUMERS',
     'SURETY_HANDLER_METADATA',
