@@ -70,6 +70,18 @@ export function runTransportConformance(
       await Promise.all(messages.map((message) => transport.publish({ topic, message })));
     }
 
+    /** Publishes two messages, acks only the later one, and closes that subscription. */
+    async function ackOnlyTheLater(topic: string): Promise<[WireMessage, WireMessage]> {
+      await fx.prepareTopic(topic, 'g1');
+      const [early, late] = [testMessage('early'), testMessage('late')];
+      await publishAll(topic, [early, late]);
+      const log = new DeliveryLog((d) => (d.message.id === late.id ? d.ack() : Promise.resolve()));
+      const subscription = await subscribe(log, { group: 'g1', topics: [topic] });
+      await log.until('both messages', (l) => l.uniqueIds().size === 2);
+      await subscription.close();
+      return [early, late];
+    }
+
     it('publish resolves once confirmed, and the consumer gets the identical id, headers and body', async () => {
       const topic = fx.uniqueTopic('identity');
       await fx.prepareTopic(topic, 'g1');
@@ -275,13 +287,7 @@ export function runTransportConformance(
     if (capabilities.checkpoint)
       it('does not commit an ack past an earlier unsettled message', async () => {
         const topic = fx.uniqueTopic('checkpoint');
-        await fx.prepareTopic(topic, 'g1');
-        const [early, late] = [testMessage('early'), testMessage('late')];
-        await publishAll(topic, [early, late]);
-        const log1 = new DeliveryLog((d) => (d.message.id === late.id ? d.ack() : Promise.resolve()));
-        const sub1 = await subscribe(log1, { group: 'g1', topics: [topic] });
-        await log1.until('both messages', (l) => l.uniqueIds().size === 2);
-        await sub1.close();
+        const [early, late] = await ackOnlyTheLater(topic);
 
         const log2 = new DeliveryLog();
         await subscribe(log2, { group: 'g1', topics: [topic] });
@@ -291,13 +297,7 @@ export function runTransportConformance(
     else
       it('settles each ack on its own, earlier unsettled messages notwithstanding', async () => {
         const topic = fx.uniqueTopic('individual_ack');
-        await fx.prepareTopic(topic, 'g1');
-        const [early, late] = [testMessage('early'), testMessage('late')];
-        await publishAll(topic, [early, late]);
-        const log1 = new DeliveryLog((d) => (d.message.id === late.id ? d.ack() : Promise.resolve()));
-        const sub1 = await subscribe(log1, { group: 'g1', topics: [topic] });
-        await log1.until('both messages', (l) => l.uniqueIds().size === 2);
-        await sub1.close();
+        const [early, late] = await ackOnlyTheLater(topic);
 
         const marker = testMessage('marker');
         await publishAll(topic, [marker]);
