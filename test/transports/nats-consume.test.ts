@@ -68,7 +68,15 @@ describe('NATS JetStream consumption', () => {
     const t = await open({ maxDeliver: 3 });
     const sent = testMessage('exhausted');
     await t.publish({ topic, message: sent });
-    const log = new DeliveryLog((d) => (d.message.id === sent.id && !d.exhausted ? d.retry() : d.ack()));
+    // the log records a delivery before its handler settles it, so the two acks are awaited apart
+    let acks = 0;
+    let bothAcked!: () => void;
+    const acked = new Promise<void>((resolve) => (bothAcked = resolve));
+    const log = new DeliveryLog(async (d) => {
+      if (d.message.id === sent.id && !d.exhausted) return d.retry();
+      await d.ack(); // resolves on the server's ackAck
+      if (++acks === 2) bothAcked();
+    });
     await t.subscribe({ group: 'g1', topics: [topic] }, log.handler);
     await log.until('the exhausted delivery', (l) => l.deliveries.some((d) => d.exhausted));
     expect(log.deliveries.map((d) => [d.redeliveries, d.exhausted])).toEqual([
@@ -79,6 +87,7 @@ describe('NATS JetStream consumption', () => {
     const marker = testMessage('marker');
     await t.publish({ topic, message: marker });
     await log.until('the marker after it', (l) => l.countOf(marker.id) === 1);
+    await acked; // the exhausted delivery's and the marker's
     expect(log.countOf(sent.id)).toBe(3);
     expect((await consumerInfo('g1')).num_ack_pending).toBe(0);
   });
