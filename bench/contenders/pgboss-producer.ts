@@ -11,7 +11,8 @@ interface Args {
 }
 
 serveContender<Args>(async ({ pgUrl, schema, queue }) => {
-  const boss = new PgBoss({ connectionString: pgUrl, schema });
+  // pg-boss names its connections itself: the bench's name (PGAPPNAME) lets /proc readings count its backends.
+  const boss = new PgBoss({ connectionString: pgUrl, schema, application_name: process.env.PGAPPNAME });
   boss.on('error', (err) => console.error('pg-boss producer', err));
   await boss.start();
   return {

@@ -15,7 +15,13 @@ interface Args {
 }
 
 serveContender<Args>(async ({ pgUrl, schema, queue }) => {
-  const boss = new PgBoss({ connectionString: pgUrl, schema, useListenNotify: true });
+  // pg-boss names its connections itself: the bench's name (PGAPPNAME) lets /proc readings count its backends.
+  const boss = new PgBoss({
+    connectionString: pgUrl,
+    schema,
+    useListenNotify: true,
+    application_name: process.env.PGAPPNAME,
+  });
   boss.on('error', (err) => console.error('pg-boss worker', err));
   await boss.start();
   await boss.createQueue(queue, { notify: true });

@@ -13,13 +13,39 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** The broker servers told apart, by process name. */
 export type BrokerKind = 'rabbitmq' | 'kafka' | 'nats' | 'redis';
 export type CpuKind = 'contender' | 'postgres' | BrokerKind | 'parent' | 'other';
-/** CPU ms by kind, and of PostgreSQL's share the part its backends serving the contenders spent. */
-export type CpuMs = Record<CpuKind, number> & { postgresBackends: number };
+/**
+ * CPU ms by kind, and of PostgreSQL's share the part its backends serving the contenders spent; and
+ * by kind the times a thread went to sleep waiting (voluntary context switches: each one a wake-up
+ * later, which on a virtual machine costs far more CPU than the work it wakes for).
+ */
+export type CpuMs = Record<CpuKind, number> & { postgresBackends: number; sleeps: Record<CpuKind, number> };
 
 interface Sample {
   readonly comm: string;
   readonly ppid: number;
   readonly ms: number;
+  /** Voluntary context switches of all its threads (exited ones not counted). */
+  readonly sleeps: number;
+}
+
+/** Sum of voluntary_ctxt_switches over the process's threads. */
+function sleepsOf(pid: string): number {
+  let total = 0;
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return 0;
+  }
+  for (const tid of tasks) {
+    try {
+      const m = /^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'));
+      if (m) total += Number(m[1]);
+    } catch {
+      // the thread exited meanwhile
+    }
+  }
+  return total;
 }
 
 // USER_HZ: /proc/<pid>/stat counts CPU in ticks of 1/100 s on every Linux architecture Node runs on.
@@ -38,7 +64,7 @@ function sampleOf(pid: string): Sample | undefined {
   const fields = stat.slice(close + 2).split(' ');
   // utime + stime cover every thread, exited ones too (schedstat would give the main thread's only).
   const ms = (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
-  return { comm, ppid: Number(fields[1]), ms };
+  return { comm, ppid: Number(fields[1]), ms, sleeps: sleepsOf(pid) };
 }
 
 function snapshot(): Map<number, Sample> | undefined {
@@ -113,10 +139,8 @@ export function startCpuMeter(contenders: () => readonly number[]): CpuMeter {
       const after = snapshot();
       if (!before || !after) return undefined;
       const mine = family(contenders(), after);
-      const spent: CpuMs = {
-        ...{ contender: 0, postgres: 0, parent: 0, other: 0, postgresBackends: 0 },
-        ...{ rabbitmq: 0, kafka: 0, nats: 0, redis: 0 },
-      };
+      const zero = () => ({ contender: 0, postgres: 0, parent: 0, other: 0, rabbitmq: 0, kafka: 0, nats: 0, redis: 0 });
+      const spent: CpuMs = { ...zero(), postgresBackends: 0, sleeps: zero() };
       for (const [pid, now] of after) {
         // A process started inside the window counts from zero.
         const ms = now.ms - (before.get(pid)?.ms ?? 0);
@@ -131,6 +155,7 @@ export function startCpuMeter(contenders: () => readonly number[]): CpuMeter {
                   : 'postgres'
                 : (brokerKind(pid, now.comm) ?? 'other');
         spent[kind] += ms;
+        spent.sleeps[kind] += now.sleeps - (before.get(pid)?.sleeps ?? 0);
         if (postgres.mine.has(pid)) spent.postgresBackends += ms;
       }
       return spent;
@@ -155,5 +180,7 @@ export function perMessage(ms: CpuMs, messages: number, broker: BrokerKind = 'ra
     total: us(ms.contender + ms.postgres + ms[broker]),
     other: us(ms.other),
     parent: us(ms.parent),
+    /** Sleeps (so wake-ups) per message of the same processes as `total`. */
+    sleeps: (ms.sleeps.contender + ms.sleeps.postgres + ms.sleeps[broker]) / messages,
   };
 }

@@ -24,10 +24,20 @@ interface Run {
   readonly p95: number;
   readonly p99: number;
   readonly max: number;
+  /** CPU µs per message: every process serving the contender, and of it its own processes, PostgreSQL and RabbitMQ. */
   readonly cpuUs: number;
+  readonly cpuContender: number;
+  readonly cpuPostgres: number;
+  readonly cpuRabbitMq: number;
+  /** Threads put to sleep per message (each a wake-up): its own processes, PostgreSQL, RabbitMQ. */
+  readonly sleepsContender: number;
+  readonly sleepsPostgres: number;
+  readonly sleepsRabbitMq: number;
 }
 
-function latencies(committed: Times, handled: Times): Omit<Run, 'cpuUs'> {
+type Cpu = Omit<Run, keyof ReturnType<typeof latencies>>;
+
+function latencies(committed: Times, handled: Times) {
   const at = new Map(handled);
   // A message never handled counts as infinitely late: percentiles past the handled share read n/a.
   const ms = committed.map(([id, t]) => (at.has(id) ? at.get(id)! - t : Infinity)).sort((a, b) => a - b);
@@ -95,8 +105,17 @@ export async function endToEnd(): Promise<ScenarioResult> {
             m = await paced(started, producer, worker, messages);
           }
           const [{ committedAt }, { handledAt }] = m.result;
-          const cpuUs = m.cpu ? perMessage(m.cpu, messages).total : NaN;
-          runs.get(name)!.push({ ...latencies(committedAt, handledAt), cpuUs });
+          const us = m.cpu ? perMessage(m.cpu, messages) : undefined;
+          const cpu: Cpu = {
+            cpuUs: us?.total ?? NaN,
+            cpuContender: us?.contender ?? NaN,
+            cpuPostgres: us?.postgres ?? NaN,
+            cpuRabbitMq: us?.rabbitmq ?? NaN,
+            sleepsContender: m.cpu ? m.cpu.sleeps.contender / messages : NaN,
+            sleepsPostgres: m.cpu ? m.cpu.sleeps.postgres / messages : NaN,
+            sleepsRabbitMq: m.cpu ? m.cpu.sleeps.rabbitmq / messages : NaN,
+          };
+          runs.get(name)!.push({ ...latencies(committedAt, handledAt), ...cpu });
         } finally {
           for (const c of started.reverse()) await c.close();
         }
@@ -139,6 +158,22 @@ export async function endToEnd(): Promise<ScenarioResult> {
           ],
         })),
       },
+      {
+        title: 'CPU per message (µs) and threads put to sleep per message (each a wake-up), by process',
+        columns: ['CPU: its own', 'PostgreSQL', 'RabbitMQ', 'total', 'sleeps: its own', 'PostgreSQL', 'RabbitMQ'],
+        rows: CONTENDERS.map((name) => ({
+          label: name,
+          cells: [
+            of(name, 'cpuContender', 0),
+            of(name, 'cpuPostgres', 0),
+            of(name, 'cpuRabbitMq', 0),
+            of(name, 'cpuUs', 0),
+            of(name, 'sleepsContender'),
+            of(name, 'sleepsPostgres'),
+            of(name, 'sleepsRabbitMq'),
+          ],
+        })),
+      },
     ],
     targets: [
       target(
@@ -150,6 +185,8 @@ export async function endToEnd(): Promise<ScenarioResult> {
     ],
     notes: [
       "Surety's consumer handler inserts one row in the consumer's transaction; pg-boss's handler only records the time.",
+      "RabbitMQ's CPU is counted for both: pg-boss does not use it, so its figure there is the idle broker's.",
+      'Sleeps are voluntary context switches of every thread: each is a wake-up later (see bench/probes/wake-cost.ts).',
     ],
   };
 }
