@@ -8,6 +8,8 @@ import type { DeliveryCounts } from './delivery-counts.js';
 import type { LogStore, TopicProgress } from './log-store.js';
 import type { EmbeddedSubscribeConfig, EmbeddedTransportConfig } from './options.js';
 import { TopicCursor } from './topic-cursor.js';
+import { runHandler } from '../run-handler.js';
+import { TurnFlush } from '../turn-flush.js';
 
 /** What a subscription shares with its transport. */
 export interface SubscriptionContext {
@@ -33,7 +35,10 @@ export class LogSubscription implements Subscription {
   private readonly handlers = new Set<Promise<void>>();
   private state: 'open' | 'closing' | 'closed' = 'open';
   private pumpScheduled = false;
-  private checkpointWaiters: (() => void)[] = [];
+  /** Acks arriving in one event-loop turn share one checkpoint write. */
+  private readonly checkpoints = new TurnFlush(() => {
+    if (this.state !== 'closed') this.flushCheckpoints();
+  });
   private pollTimer: NodeJS.Timeout | undefined;
   private stopListening: () => void = () => {};
   private nextTopic = 0;
@@ -74,7 +79,7 @@ export class LogSubscription implements Subscription {
     }
     this.cursors.clear();
     this.state = 'closed';
-    this.resolveCheckpointWaiters();
+    this.checkpoints.releaseAll();
     this.ctx.onClosed(this);
   }
 
@@ -206,24 +211,9 @@ export class LogSubscription implements Subscription {
     void run.finally(() => this.handlers.delete(run));
   }
 
-  private async invoke(delivery: LogDelivery): Promise<void> {
-    try {
-      await this.handler(delivery);
-    } catch (err) {
-      const fields = {
-        group: delivery.group,
-        topic: delivery.topic,
-        offset: delivery.offset,
-        messageId: delivery.message.id,
-        error: describeError(err),
-      };
-      if (delivery.settled) {
-        this.ctx.config.logger.warn(fields, 'handler failed after settling its delivery');
-      } else {
-        this.ctx.config.logger.warn(fields, 'handler failed without settling its delivery; it will be redelivered');
-        await delivery.retry();
-      }
-    }
+  private invoke(delivery: LogDelivery): Promise<void> {
+    const where = { group: delivery.group, topic: delivery.topic, offset: delivery.offset };
+    return runHandler(this.handler, delivery, this.ctx.config.logger, where);
   }
 
   private readonly settler = {
@@ -233,7 +223,7 @@ export class LogSubscription implements Subscription {
       // After close, or once the lease is lost, the message stays uncommitted and is redelivered.
       if (!entry.cursor.active || this.state === 'closed') return Promise.resolve();
       entry.cursor.markAcked(entry.row.offset);
-      return this.requestCheckpoint();
+      return this.checkpoints.request();
     },
     retry: (entry: LogEntry): void => {
       this.unsettled--;
@@ -241,24 +231,6 @@ export class LogSubscription implements Subscription {
       this.schedulePump();
     },
   };
-
-  /** Acks arriving in one event-loop turn share one checkpoint write. */
-  private requestCheckpoint(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      this.checkpointWaiters.push(resolve);
-      if (this.checkpointWaiters.length > 1) return;
-      setImmediate(() => {
-        if (this.state !== 'closed') this.flushCheckpoints();
-        this.resolveCheckpointWaiters();
-      });
-    });
-  }
-
-  private resolveCheckpointWaiters(): void {
-    const waiters = this.checkpointWaiters;
-    this.checkpointWaiters = [];
-    for (const resolve of waiters) resolve();
-  }
 
   /** Runs one step against the log; a failure is logged, and the poll loop tries again later. */
   private attempt(what: string, topic: string, step: () => void): void {

@@ -5,6 +5,8 @@ import type { KafkaAssignment, KafkaConsumer, KafkaMessagesStream, KafkaRecordIn
 import type { ResolvedKafkaOptions } from './options.js';
 import { PartitionCursor } from './partition-cursor.js';
 import { fromRecord } from './wire-mapping.js';
+import { runHandler } from '../run-handler.js';
+import { TurnFlush } from '../turn-flush.js';
 
 /** What one subscription consumes: Kafka topic names and the transport's topic each stands for. */
 export interface ConsumedTopics {
@@ -32,7 +34,8 @@ export class KafkaSubscription implements Subscription {
   private stream: KafkaMessagesStream | undefined;
   private paused = false;
   private pumpScheduled = false;
-  private commitWaiters: (() => void)[] = [];
+  /** Acks arriving in one event-loop turn share one OffsetCommit request. */
+  private readonly commits = new TurnFlush(() => this.commitSettled());
   private committing: Promise<void> = Promise.resolve();
   private closing: Promise<void> | undefined;
   private consumer: KafkaConsumer;
@@ -101,7 +104,7 @@ export class KafkaSubscription implements Subscription {
     await this.commitSettled();
     this.state = 'closed';
     for (const cursor of this.cursors.values()) cursor.retire();
-    this.resolveCommitWaiters();
+    this.commits.releaseAll();
     this.consumer.removeListener('consumer:group:rebalance', this.onRebalance);
     this.consumer.removeListener('consumer:group:join', this.onJoin);
     try {
@@ -189,24 +192,10 @@ export class KafkaSubscription implements Subscription {
     void run.finally(() => this.handlers.delete(run));
   }
 
-  private async invoke(delivery: KafkaDelivery): Promise<void> {
-    try {
-      await this.handler(delivery);
-    } catch (err) {
-      const fields = {
-        group: this.topics.group,
-        topic: delivery.topic,
-        partition: delivery.partition,
-        offset: String(delivery.offset),
-        messageId: delivery.message.id,
-        error: describeError(err),
-      };
-      if (delivery.settled) this.options.logger.warn(fields, 'handler failed after settling its delivery');
-      else {
-        this.options.logger.warn(fields, 'handler failed without settling its delivery; it will be redelivered');
-        await delivery.retry();
-      }
-    }
+  private invoke(delivery: KafkaDelivery): Promise<void> {
+    const { topic, partition, offset } = delivery;
+    const where = { group: this.topics.group, topic, partition, offset: String(offset) };
+    return runHandler(this.handler, delivery, this.options.logger, where);
   }
 
   private readonly settler = {
@@ -217,7 +206,7 @@ export class KafkaSubscription implements Subscription {
       // Revoked or closed: the offset stays uncommitted and the partition's owner redelivers it.
       if (!entry.cursor.active || this.state === 'closed') return Promise.resolve();
       entry.cursor.markAcked(entry.offset);
-      return this.requestCommit();
+      return this.commits.request();
     },
     retry: (entry: PartitionEntry): void => {
       this.unsettled--;
@@ -225,23 +214,6 @@ export class KafkaSubscription implements Subscription {
       this.schedulePump();
     },
   };
-
-  /** Acks arriving in one event-loop turn share one OffsetCommit request. */
-  private requestCommit(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      this.commitWaiters.push(resolve);
-      if (this.commitWaiters.length > 1) return;
-      setImmediate(() => {
-        void this.commitSettled().finally(() => this.resolveCommitWaiters());
-      });
-    });
-  }
-
-  private resolveCommitWaiters(): void {
-    const waiters = this.commitWaiters;
-    this.commitWaiters = [];
-    for (const resolve of waiters) resolve();
-  }
 
   /** Commits, per partition, every offset that can advance; one commit request at a time. */
   private commitSettled(): Promise<void> {

@@ -7,6 +7,7 @@ import type { JsMsg } from './driver.js';
 import { followExhaustedAdvisories } from './exhausted-advisory.js';
 import type { ResolvedNatsOptions } from './options.js';
 import { ensureGroupConsumer, isNotFound } from './topology.js';
+import { runHandler } from '../run-handler.js';
 
 /** One stream a subscription reads, through the group's durable consumer on it. */
 export interface ConsumedStream {
@@ -130,19 +131,8 @@ export class JetStreamSubscription implements Subscription {
     void this.run(delivery);
   }
 
-  /** A handler may settle later, after it returns; only a handler that throws unsettled gets a retry. */
   private run(delivery: Delivery): Promise<void> {
-    const done = (async () => {
-      try {
-        await this.handler(delivery);
-      } catch (err) {
-        this.options.logger.error(
-          { err: describeError(err), messageId: delivery.message.id },
-          'subscription handler failed',
-        );
-        if (!(delivery instanceof JetStreamDelivery) || !delivery.settled) await delivery.retry();
-      }
-    })();
+    const done = runHandler(this.handler, delivery, this.options.logger, { topic: delivery.topic });
     if (delivery instanceof JetStreamDelivery) delivery.keepAliveWhile(done);
     this.running.add(done);
     void done.finally(() => this.running.delete(done));

@@ -1,4 +1,3 @@
-import { describeError } from '../../core/errors.js';
 import type { Delivery, Subscription } from '../../ports/transport.js';
 import { waitForHandlers } from '../running-handlers.js';
 import { ChannelKeeper } from './channel-keeper.js';
@@ -8,6 +7,7 @@ import { AmqpDelivery } from './delivery.js';
 import type { AmqpChannel, AmqpMessage } from './driver.js';
 import type { RabbitMqRoute, ResolvedRabbitMqOptions } from './options.js';
 import { declareQueues, type ResolvedQueue } from './topology.js';
+import { runHandler } from '../run-handler.js';
 
 /** One queue a subscription consumes, and the routes bound to it. */
 export interface ConsumedQueue {
@@ -125,17 +125,8 @@ export class RabbitMqSubscription implements Subscription {
     void run.finally(() => this.running.delete(run));
   }
 
-  /** A handler may settle later, after it returns; only a handler that throws unsettled gets a retry. */
-  private async handle(delivery: AmqpDelivery): Promise<void> {
-    try {
-      await this.handler(delivery);
-    } catch (err) {
-      this.options.logger.error(
-        { err: describeError(err), messageId: delivery.message.id },
-        'subscription handler failed',
-      );
-      if (!delivery.settled) await delivery.retry();
-    }
+  private handle(delivery: AmqpDelivery): Promise<void> {
+    return runHandler(this.handler, delivery, this.options.logger, { topic: delivery.topic });
   }
 
   /** Stops new deliveries and waits (bounded) for running handlers, then sends their acks, before the channel closes. */

@@ -16,6 +16,7 @@ import {
   type Received,
 } from './pending-entries.js';
 import { readGroupEntries } from './stream-replies.js';
+import { runHandler } from '../run-handler.js';
 
 /** One stream a subscription reads, and the topic its deliveries carry. */
 export interface ConsumedStream {
@@ -312,17 +313,8 @@ export class StreamSubscription implements Subscription, Settler {
     }
   }
 
-  /** A handler may settle later, after it returns; only a handler that throws unsettled gets a retry. */
-  private async handle(delivery: StreamDelivery): Promise<void> {
-    try {
-      await this.handler(delivery);
-    } catch (err) {
-      this.ctx.options.logger.error(
-        { err: describeError(err), messageId: delivery.message.id },
-        'subscription handler failed',
-      );
-      if (!delivery.settled) await delivery.retry();
-    }
+  private handle(delivery: StreamDelivery): Promise<void> {
+    return runHandler(this.handler, delivery, this.ctx.options.logger, { group: this.group, topic: delivery.topic });
   }
 
   private wake(): void {
