@@ -18,10 +18,11 @@ interface Args {
   readonly exchange: string;
   readonly group: string;
   readonly handlerConcurrency?: number;
+  readonly parallelism?: number;
   readonly record?: boolean;
 }
 
-serveContender<Args>(async ({ pgUrl, schema, amqpUrl, exchange, group, handlerConcurrency, record }) => {
+serveContender<Args>(async ({ pgUrl, schema, amqpUrl, exchange, group, handlerConcurrency, parallelism, record }) => {
   const store = await createPostgresStore({ connectionString: pgUrl, schema });
   const transport = await createRabbitMqTransport({ url: amqpUrl, exchange });
   let settled = 0;
@@ -41,6 +42,7 @@ serveContender<Args>(async ({ pgUrl, schema, amqpUrl, exchange, group, handlerCo
     store,
     transport: counting,
     ...(handlerConcurrency ? { handlerConcurrency } : {}),
+    ...(parallelism ? { parallelism } : {}),
   }).on(TYPE, async (_payload, { tx, envelope }) => {
     if (record && !handledAt.has(envelope.id)) handledAt.set(envelope.id, now());
     await tx.query(insert, [envelope.id, 1234]);

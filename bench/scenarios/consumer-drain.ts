@@ -15,6 +15,7 @@ const CONTENDERS = [
   'bare amqplib, ack only, prefetch 1,000',
   'Surety Consumer, defaults',
   'Surety Consumer, handlerConcurrency 16',
+  'Surety Consumer, parallelism 4',
 ] as const;
 
 export async function consumerDrain(): Promise<ScenarioResult> {
@@ -36,7 +37,8 @@ export async function consumerDrain(): Promise<ScenarioResult> {
           record(name, await runOnce('bare-consumer', { amqpUrl: AMQP_URL, queue: broker.queue }, { messages: n }));
           continue;
         }
-        const options = name === CONTENDERS[2] ? { handlerConcurrency: 16 } : {};
+        const options =
+          name === CONTENDERS[2] ? { handlerConcurrency: 16 } : name === CONTENDERS[3] ? { parallelism: 4 } : {};
         record(name, await runOnce('surety-consumer', { ...surety, ...options }, { messages: n }));
         const effects = await countRows(db.pool, `"${tag}".effects`);
         if (effects !== n) throw new Error(`${name} left ${effects} effect rows, expected ${n}`);
