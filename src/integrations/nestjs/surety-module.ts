@@ -1,6 +1,7 @@
-import { Module, type DynamicModule, type InjectionToken, type ModuleMetadata, type Provider } from '@nestjs/common';
-import { DiscoveryModule, DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import type { DynamicModule, InjectionToken, ModuleMetadata, Provider } from '@nestjs/common';
+import type { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { SuretyLifecycle } from './lifecycle.js';
+import { nest } from './nest-packages.js';
 import type { SuretyModuleOptions } from './module-options.js';
 import { SuretyRuntime } from './runtime.js';
 import {
@@ -37,7 +38,7 @@ const OPTIONS = 'SuretyModuleOptions';
  *   consumers: [{ group: 'billing' }],
  * });
  */
-@Module({})
+@nest.common.Module({})
 export class SuretyModule {
   static forRoot(options: SuretyModuleOptions): DynamicModule {
     const groups = (options.consumers ?? []).map((c) => c.group);
@@ -76,7 +77,7 @@ function build(
   return {
     module: SuretyModule,
     global: true,
-    imports: [...imports, DiscoveryModule],
+    imports: [...imports, nest.core.DiscoveryModule],
     providers: [
       ...optionProviders,
       {
@@ -92,7 +93,7 @@ function build(
           scanner: MetadataScanner,
           reflector: Reflector,
         ) => new SuretyLifecycle(runtime, { discovery, scanner, reflector }),
-        inject: [SURETY_RUNTIME, DiscoveryService, MetadataScanner, Reflector],
+        inject: [SURETY_RUNTIME, nest.core.DiscoveryService, nest.core.MetadataScanner, nest.core.Reflector],
       },
       ...exported,
     ],
