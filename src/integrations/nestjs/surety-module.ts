@@ -1,5 +1,6 @@
 import type { DynamicModule, InjectionToken, ModuleMetadata, Provider } from '@nestjs/common';
-import type { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import type { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
+import { watchInstantiation } from './instantiation-watch.js';
 import { SuretyLifecycle } from './lifecycle.js';
 import { nest } from './nest-packages.js';
 import type { SuretyModuleOptions } from './module-options.js';
@@ -82,8 +83,13 @@ function build(
       ...optionProviders,
       {
         provide: SURETY_RUNTIME,
-        useFactory: async (o: SuretyModuleOptions) => (await SuretyRuntime.create(o)).requireGroups(groups),
-        inject: [OPTIONS],
+        useFactory: async (o: SuretyModuleOptions, modules: ModulesContainer) => {
+          const runtime = await (await SuretyRuntime.create(o)).requireGroups(groups);
+          // Should another provider fail, Nest gives no application to close: close what this one opened.
+          watchInstantiation(modules, () => void runtime.close().catch(() => undefined));
+          return runtime;
+        },
+        inject: [OPTIONS, nest.core.ModulesContainer],
       },
       {
         provide: SuretyLifecycle,
