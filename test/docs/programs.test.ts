@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -125,6 +125,27 @@ const scenarios: Scenario[] = [
   },
 ];
 
+/**
+ * The Prisma schemas of the pages (a `prisma` block naming its file in its first comment, as docs/integrations/prisma.md's
+ * `schema.prisma`), written beside the programs and generated as the page tells its reader: a program then imports
+ * the client from where the schema's `output` put it.
+ */
+async function generatePrismaClients(dir: string): Promise<void> {
+  const cli = join(root, 'node_modules', 'prisma', 'build', 'index.js');
+  // As test/integrations/prisma/generate.mjs: naming a schema engine skips a download `generate` does not need.
+  const env = { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: '1', PRISMA_SCHEMA_ENGINE_BINARY: process.execPath };
+  for (const page of documentationPages(root)) {
+    for (const [, schema] of readFileSync(join(root, page), 'utf8').matchAll(/^```prisma\n([\s\S]*?)^```$/gm)) {
+      const name = /^\/\/\s*([\w.-]+\.prisma):/.exec(schema!)?.[1];
+      if (!name) throw new Error(`${page}: a prisma block names its file in its first comment`);
+      const file = join(dir, name);
+      if (existsSync(file)) throw new Error(`${page}: another page's ${name} is already there`);
+      writeFileSync(file, schema!);
+      await run(process.execPath, [cli, 'generate', '--schema', file], { cwd: dir, env, timeout: 120_000 });
+    }
+  }
+}
+
 async function query(url: string, text: string, values: unknown[] = []): Promise<Record<string, unknown>[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -143,8 +164,10 @@ describe('the programs of README.md and docs/', () => {
   let files: Map<string, string>;
   let env: Env;
 
+  // Prisma's generator and rabbitmqctl are slow on a loaded machine.
   beforeAll(async () => {
     files = writePrograms(root, dir, programs);
+    await generatePrismaClients(dir);
     for (const db of databases) await query(testEnv.postgresUrl, `CREATE DATABASE ${db}`);
     await run('rabbitmqctl', ['add_vhost', vhost], { timeout: 60_000 });
     await run('rabbitmqctl', ['set_permissions', '-p', vhost, 'guest', '.*', '.*', '.*'], { timeout: 60_000 });
@@ -156,7 +179,7 @@ describe('the programs of README.md and docs/', () => {
       PORT: '0',
       OPS_TOKEN: uniqueName('operator_token'),
     };
-  });
+  }, 180_000);
 
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');

@@ -1,7 +1,9 @@
 import 'reflect-metadata';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { connect } from 'amqplib';
 import pg from 'pg';
-import { Injectable, Module, type DynamicModule } from '@nestjs/common';
+import { Controller, Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -62,10 +64,33 @@ class OrphanHandler {
   async handle(): Promise<void> {}
 }
 
-function appModule(surety: DynamicModule, providers: unknown[]): new () => unknown {
-  @Module({ imports: [surety], providers: providers as never[] })
+function appModule(surety: DynamicModule, providers: unknown[], controllers: unknown[] = []): new () => unknown {
+  @Module({ imports: [surety], providers: providers as never[], controllers: controllers as never[] })
   class TestModule {}
   return TestModule;
+}
+
+const run = promisify(execFile);
+
+/** The sessions PostgreSQL holds for the application named `name`. */
+async function pgSessions(name: string): Promise<number> {
+  const client = new pg.Client({ connectionString: testEnv.postgresUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1',
+      [name],
+    );
+    return rows[0]!.n;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The connections RabbitMQ holds with the client-provided name `name`. */
+async function amqpConnections(name: string): Promise<number> {
+  const { stdout } = await run('rabbitmqctl', ['list_connections', 'client_properties', '-q'], { timeout: 60_000 });
+  return stdout.split('\n').filter((line) => line.includes(`{"connection_name","${name}"}`)).length;
 }
 
 const probeMessage = (): OutgoingMessage => ({ topic: 'probe', message: testMessage('probe') });
@@ -96,12 +121,21 @@ function rabbitFactory(name: string) {
       exchange: name,
       queueForGroup: () => name,
       topology: { queues: [{ name }], bindings: [{ exchange: name, queue: name, pattern: '#' }] },
+      // Names its connection on the broker, where a test can look for it.
+      connectionName: name,
       logger: null,
     });
 }
 
+/** The PostgreSQL URL whose sessions name themselves `name` in pg_stat_activity. */
+const namedSessions = (name: string) => {
+  const url = new URL(testEnv.postgresUrl);
+  url.searchParams.set('application_name', name);
+  return url.toString();
+};
+
 async function schemaStore(schema: string): Promise<Store> {
-  const store = await createPostgresStore({ connectionString: testEnv.postgresUrl, schema });
+  const store = await createPostgresStore({ connectionString: namedSessions(schema), schema });
   // Dropped on a connection of its own: the module may have closed the store by then.
   open.push({
     close: async () => {
@@ -316,6 +350,93 @@ describe('SuretyModule', () => {
     expect((err as Error).message).toContain('"shipping" is not among the consumers');
     await expect(store!.transaction((tx) => tx.query('SELECT 1'))).rejects.toThrow();
   });
+
+  // Nest rejects NestFactory.create with no application to close and runs no hook: the module must notice by itself.
+  const providerFailures: [when: string, fails: 'after' | 'while' | 'controller'][] = [
+    ['an application provider that injects the outbox fails in its factory', 'after'],
+    ['an unrelated provider fails while the store is still being opened', 'while'],
+    // Controllers are created once their module's providers exist: a later load than Surety's.
+    ['a controller fails in its constructor', 'controller'],
+  ];
+  it.each(providerFailures)(
+    'closes the store and transport it created when %s, leaving no PostgreSQL session or RabbitMQ connection',
+    async (_when, fails) => {
+      const name = uniqueName(`nest_fails_${fails}`);
+      const transportFactory = rabbitFactory(name);
+      let storeOpening!: () => void;
+      const opening = new Promise<void>((resolve) => (storeOpening = resolve));
+      let provider: Promise<void> | undefined;
+      const created: { store?: Store; transport?: Transport } = {};
+      const whileOpen = { sessions: 0, connections: 0 };
+      const refusal = new Error('the application cannot start');
+      const failing =
+        fails === 'after'
+          ? [{ provide: 'FailingService', inject: [SURETY_OUTBOX], useFactory: () => Promise.reject(refusal) }]
+          : fails === 'while'
+            ? [
+                {
+                  provide: 'FailingService',
+                  useFactory: async () => {
+                    await (provider = opening);
+                    throw refusal;
+                  },
+                },
+              ]
+            : [];
+      @Controller()
+      class FailingController {
+        constructor() {
+          throw refusal;
+        }
+      }
+      const err = await NestFactory.createApplicationContext(
+        appModule(
+          SuretyModule.forRoot({
+            consumers: [{ group: 'billing', logger: null }],
+            relay: { logger: null },
+            store: async () => {
+              storeOpening();
+              // Nest has rejected by now when the failure comes first: what opens from here on must close too.
+              if (fails === 'while') await provider?.catch(() => undefined);
+              const store = (created.store = await schemaStore(name));
+              await store.transaction((tx) => tx.query('SELECT 1')); // holds a session in the pool
+              whileOpen.sessions = await pgSessions(name);
+              return store;
+            },
+            transport: async () => {
+              created.transport = await transportFactory();
+              whileOpen.connections = await amqpConnections(name);
+              return created.transport;
+            },
+          }),
+          [RecordingHandler, ...failing],
+          fails === 'controller' ? [FailingController] : [],
+        ),
+        { logger: false, abortOnError: false },
+      ).then(
+        (app) => (open.push(app), undefined),
+        (e: unknown) => e,
+      );
+      expect(err).toBe(refusal);
+      // Closed by the module: a closed store refuses a transaction, a closed transport is not ready.
+      await waitFor(
+        'the module to close what it created',
+        async () =>
+          created.transport?.isReady() === false &&
+          (await created
+            .store!.transaction((tx) => tx.query('SELECT 1'))
+            .then(
+              () => false,
+              () => true,
+            )),
+        20_000,
+      );
+      expect(whileOpen.sessions).toBeGreaterThan(0);
+      expect(whileOpen.connections).toBe(1);
+      await waitFor('no PostgreSQL session left', async () => (await pgSessions(name)) === 0, 10_000);
+      await waitFor('no RabbitMQ connection left', async () => (await amqpConnections(name)) === 0, 10_000);
+    },
+  );
 
   const refusals: [options: object, option: string, detail: string][] = [
     [{ store: 42, transport: () => undefined }, 'SuretyModule.store', 'must be a Store or a function'],

@@ -1,7 +1,7 @@
-import { SetMetadata } from '@nestjs/common';
 import { z } from 'zod';
 import { integerIn, nonEmptyString } from '../../core/option-schemas.js';
 import { parseOptions } from '../../core/options.js';
+import { nest } from './nest-packages.js';
 
 /** The metadata key of a `@SuretyHandler` method. */
 export const SURETY_HANDLER_METADATA = 'surety:handler';
@@ -41,5 +41,5 @@ const schema = z.strictObject({
  */
 export function SuretyHandler(type: string, options: SuretyHandlerOptions): MethodDecorator {
   const metadata: SuretyHandlerMetadata = parseOptions(schema, { type, ...options }, '@SuretyHandler');
-  return SetMetadata(SURETY_HANDLER_METADATA, metadata);
+  return nest.common.SetMetadata(SURETY_HANDLER_METADATA, metadata);
 }

@@ -1,6 +1,8 @@
-import { Module, type DynamicModule, type InjectionToken, type ModuleMetadata, type Provider } from '@nestjs/common';
-import { DiscoveryModule, DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import type { DynamicModule, InjectionToken, ModuleMetadata, Provider } from '@nestjs/common';
+import type { DiscoveryService, MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
+import { watchInstantiation } from './instantiation-watch.js';
 import { SuretyLifecycle } from './lifecycle.js';
+import { nest } from './nest-packages.js';
 import type { SuretyModuleOptions } from './module-options.js';
 import { SuretyRuntime } from './runtime.js';
 import {
@@ -37,7 +39,7 @@ const OPTIONS = 'SuretyModuleOptions';
  *   consumers: [{ group: 'billing' }],
  * });
  */
-@Module({})
+@nest.common.Module({})
 export class SuretyModule {
   static forRoot(options: SuretyModuleOptions): DynamicModule {
     const groups = (options.consumers ?? []).map((c) => c.group);
@@ -76,13 +78,18 @@ function build(
   return {
     module: SuretyModule,
     global: true,
-    imports: [...imports, DiscoveryModule],
+    imports: [...imports, nest.core.DiscoveryModule],
     providers: [
       ...optionProviders,
       {
         provide: SURETY_RUNTIME,
-        useFactory: async (o: SuretyModuleOptions) => (await SuretyRuntime.create(o)).requireGroups(groups),
-        inject: [OPTIONS],
+        useFactory: async (o: SuretyModuleOptions, modules: ModulesContainer) => {
+          const runtime = await (await SuretyRuntime.create(o)).requireGroups(groups);
+          // Should another provider fail, Nest gives no application to close: close what this one opened.
+          watchInstantiation(modules, () => void runtime.close().catch(() => undefined));
+          return runtime;
+        },
+        inject: [OPTIONS, nest.core.ModulesContainer],
       },
       {
         provide: SuretyLifecycle,
@@ -92,7 +99,7 @@ function build(
           scanner: MetadataScanner,
           reflector: Reflector,
         ) => new SuretyLifecycle(runtime, { discovery, scanner, reflector }),
-        inject: [SURETY_RUNTIME, DiscoveryService, MetadataScanner, Reflector],
+        inject: [SURETY_RUNTIME, nest.core.DiscoveryService, nest.core.MetadataScanner, nest.core.Reflector],
       },
       ...exported,
     ],
