@@ -193,14 +193,16 @@ describe('SuretyModule', () => {
     expect(call!.self).toBe(handler);
     expect(call!.payload).toEqual({ id: 'o-1' });
     expect(call!.context).toMatchObject({ group: 'billing', replay: false, envelope: { id: added.messageId } });
-    // The handler's write and the inbox record committed together.
-    const rows = await store.transaction((tx) =>
-      tx.query<{ order_id: string; inbox: number }>(
-        `SELECT i.order_id, (SELECT count(*)::int FROM ${name}.surety_inbox WHERE message_id = $1) AS inbox FROM ${name}.invoices i`,
-        [added.messageId],
-      ),
-    );
-    expect(rows.rows).toEqual([{ order_id: 'o-1', inbox: 1 }]);
+    // The handler's write and the inbox record committed together (the handler was seen before its commit).
+    const committed = () =>
+      store.transaction((tx) =>
+        tx.query<{ order_id: string; inbox: number }>(
+          `SELECT i.order_id, (SELECT count(*)::int FROM ${name}.surety_inbox WHERE message_id = $1) AS inbox FROM ${name}.invoices i`,
+          [added.messageId],
+        ),
+      );
+    await waitFor('the commit', async () => (await committed()).rows.length > 0);
+    expect((await committed()).rows).toEqual([{ order_id: 'o-1', inbox: 1 }]);
 
     const record = (label: string, target: { [k: string]: unknown }, method: string) => {
       const original = (target[method] as () => Promise<void>).bind(target);
