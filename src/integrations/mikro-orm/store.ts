@@ -1,0 +1,18 @@
+import type { EntityManager } from '@mikro-orm/core';
+import type { Store } from '../../ports/store.js';
+import { ormStore } from '../shared/orm-store.js';
+import { runOrmTransaction } from '../shared/orm-transaction.js';
+import { mikroOrmTransactions } from './transaction.js';
+
+/**
+ * `store` with its transactions run through MikroORM on `orm` (or its EntityManager; the same
+ * database): a consumer's handler writes with `mikroOrmTransactionOf(ctx.tx)` and those writes
+ * commit with its inbox record, and `outbox.transaction` runs `em.transactional`, each in a fork.
+ * @example
+ * const consumer = new Consumer({ group: 'billing', store: mikroOrmStore(store, orm), transport });
+ */
+export function mikroOrmStore<S extends Store>(store: S, orm: { em: EntityManager } | EntityManager): S {
+  const em = 'em' in orm ? orm.em : orm;
+  const transactions = mikroOrmTransactions(em);
+  return ormStore(store, (work) => runOrmTransaction(transactions, (_trx, tx) => work(tx)));
+}
