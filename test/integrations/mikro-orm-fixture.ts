@@ -8,7 +8,7 @@ import { dialectFixture, ormFixture, type DatabaseAt } from './orm-fixture.js';
 
 /** A MikroORM instance of its own connections to the dialect store's database (no entities: raw statements). */
 export function mikroOrm(at: DatabaseAt): Promise<{ em: EntityManager; close(force?: boolean): Promise<void> }> {
-  const options = { entities: [], discovery: { warnWhenNoEntities: false }, allowGlobalContext: false } as const;
+  const options = { entities: [], discovery: { warnWhenNoEntities: false }, allowGlobalContext: false };
   if (at.dialect === 'postgres') return PostgresOrm.init({ ...options, clientUrl: at.url, pool: { min: 0, max: 8 } });
   if (at.dialect === 'mysql') return MysqlOrm.init({ ...options, clientUrl: at.url, pool: { min: 0, max: 8 } });
   return SqliteOrm.init({ ...options, dbName: at.path });

@@ -51,6 +51,7 @@ export function executorForMikroOrm(em: EntityManager): OrmExecutor {
     const dialect = mikroOrmDialect(em);
     tx = bindTransaction(
       ormExecutor(async (sql, values) => {
+        await keepUnitOfWork(em, sql);
         // Knex reads every `?` as a binding; the text's own (none in Surety's SQL) are escaped.
         const { parts, values: bindings } = splitPlaceholders(dialect, sql, values);
         const text = parts.map((p) => (dialect === 'postgres' ? p.replaceAll('?', '\\?') : p)).join('?');
@@ -61,6 +62,20 @@ export function executorForMikroOrm(em: EntityManager): OrmExecutor {
     executors.set(ctx, tx);
   }
   return tx;
+}
+
+const SET_OR_RELEASE = /^\s*(?:RELEASE\s+)?SAVEPOINT\b/i;
+const ROLLBACK_TO = /^\s*ROLLBACK\s+TO\b/i;
+
+/**
+ * Keeps the unit of work in step with Surety's savepoints (the consumer's, one per message when a
+ * batch runs again), as MikroORM's nested transactions do with theirs: what a handler left to the
+ * ORM to flush is flushed before a savepoint is set or released, and dropped when one is rolled
+ * back; flushed only at the commit, a failed handler's entities would commit with the batch.
+ */
+async function keepUnitOfWork(em: EntityManager, sql: string): Promise<void> {
+  if (ROLLBACK_TO.test(sql)) em.clear();
+  else if (SET_OR_RELEASE.test(sql)) await em.flush();
 }
 
 /** The executor already made for the transaction context `ctx`, if any. */
