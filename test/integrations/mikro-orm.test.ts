@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { EntityManager } from '@mikro-orm/core';
 import { describe, expect, it } from 'vitest';
 import { mikroOrmExecutor } from '../../src/integrations/mikro-orm/index.js';
@@ -79,6 +80,17 @@ describe('mikro-orm nested transactions and explicit begin/commit', () => {
     } finally {
       await orm.close(true);
       await f.teardown();
+    }
+  });
+});
+
+describe('surety/mikro-orm without MikroORM installed', () => {
+  it('imports only types of MikroORM: the EntityManager it is given is all it uses at run time', () => {
+    const dir = new URL('../../src/integrations/mikro-orm/', import.meta.url);
+    for (const file of readdirSync(dir)) {
+      const source = readFileSync(new URL(file, dir), 'utf8');
+      const runtime = [...source.matchAll(/^import\s+(?!type\b)[^;]*from\s+'(@mikro-orm\/[^']+)'/gm)].map((m) => m[1]);
+      expect(runtime, file).toEqual([]);
     }
   });
 });
