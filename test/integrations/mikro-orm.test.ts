@@ -6,6 +6,7 @@ import { mikroOrmExecutor } from '../../src/integrations/mikro-orm/index.js';
 import { Outbox } from '../../src/producer/outbox.js';
 import { runTransactionConformance } from '../conformance/transaction-cases.js';
 import { testEnv } from '../support/env.js';
+import { newRow } from '../support/rows.js';
 import { makeMikroOrmFixture, mikroOrm } from './mikro-orm-fixture.js';
 import { runOrmCases } from './orm-cases.js';
 
@@ -79,6 +80,34 @@ describe('mikro-orm nested transactions and explicit begin/commit', () => {
       expect(heard).toBe(2);
     } finally {
       await orm.close(true);
+      await f.teardown();
+    }
+  });
+});
+
+describe('mikro-orm store transactions on SQLite', () => {
+  it('keeps concurrent store transactions apart: the second waits for the one connection', async () => {
+    const f = await makeMikroOrmFixture('sqlite');
+    try {
+      let opened!: () => void;
+      const firstOpen = new Promise<void>((resolve) => (opened = resolve));
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const [kept, lost] = [newRow(), newRow()];
+      const first = f.store.transaction(async (tx) => {
+        await f.store.outbox.insert(tx, lost, { ordered: false });
+        opened();
+        await held;
+        throw new Error('first rolled back');
+      });
+      await firstOpen;
+      const second = f.store.transaction((tx) => f.store.outbox.insert(tx, kept, { ordered: false }));
+      release();
+      await expect(first).rejects.toThrow('first rolled back');
+      await second;
+      expect(await f.store.outbox.get(lost.messageId)).toBeUndefined();
+      expect(await f.store.outbox.get(kept.messageId)).toBeDefined();
+    } finally {
       await f.teardown();
     }
   });
