@@ -1,9 +1,10 @@
 /**
  * An order placed through an ORM's transaction in its own process, killed with SIGKILL the moment
  * the commit is announced: after the ORM committed, before the relay beside it could publish.
- * SURETY_ORM picks kysely, knex, drizzle, typeorm or prisma (on PostgreSQL); the order's id is SURETY_KEY, written
- * to SURETY_TABLE and to the outbox in one transaction.
+ * SURETY_ORM picks kysely, knex, drizzle, typeorm, prisma or mikro-orm (on PostgreSQL); the order's
+ * id is SURETY_KEY, written to SURETY_TABLE and to the outbox in one transaction.
  */
+import { MikroORM } from '@mikro-orm/postgresql';
 import { Kysely, PostgresDialect } from 'kysely';
 import knexFactory from 'knex';
 import { drizzle } from 'drizzle-orm/node-postgres';
@@ -14,6 +15,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import { drizzleTransaction } from '../../src/integrations/drizzle/index.js';
 import { knexExecutor } from '../../src/integrations/knex/index.js';
 import { kyselyTransaction } from '../../src/integrations/kysely/index.js';
+import { mikroOrmExecutor } from '../../src/integrations/mikro-orm/index.js';
 import { typeormExecutor } from '../../src/integrations/typeorm/index.js';
 import { prismaTransaction } from '../../src/integrations/prisma/index.js';
 import type { SqlExecutor } from '../../src/ports/sql-executor.js';
@@ -58,6 +60,11 @@ if (orm === 'kysely') {
   const source = await new DataSource({ type: 'postgres', url }).initialize();
   await source.transaction((manager) =>
     place(typeormExecutor(manager, outbox), () => manager.insert(table, { id: key })),
+  );
+} else if (orm === 'mikro-orm') {
+  const mikro = await MikroORM.init({ clientUrl: url, entities: [], discovery: { warnWhenNoEntities: false } });
+  await mikro.em.transactional((em) =>
+    place(mikroOrmExecutor(em, outbox), () => em.execute(`INSERT INTO ${table} (id) VALUES (?)`, [key])),
   );
 } else if (orm === 'prisma') {
   const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 2 }) });

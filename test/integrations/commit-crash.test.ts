@@ -28,7 +28,7 @@ describe('ORM transaction, process SIGKILLed between the commit and the publish 
     await f.teardown();
   });
 
-  for (const orm of ['kysely', 'knex', 'drizzle', 'typeorm', 'prisma']) {
+  for (const orm of ['kysely', 'knex', 'drizzle', 'typeorm', 'prisma', 'mikro-orm']) {
     it(`${orm}: the committed message goes out once, published by the next relay`, async () => {
       const key = randomUUID();
       const child = spawnTs('integrations/commit-crash-process.ts', {

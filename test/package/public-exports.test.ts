@@ -77,6 +77,7 @@ const PUBLIC: Record<string, readonly string[]> = {
   'surety/drizzle': ['drizzleExecutor', 'drizzleStore', 'drizzleTransaction', 'drizzleTransactionOf'],
   'surety/typeorm': ['typeormExecutor', 'typeormStore', 'typeormTransactionOf'],
   'surety/prisma': ['prismaExecutor', 'prismaStore', 'prismaTransaction', 'prismaTransactionOf'],
+  'surety/mikro-orm': ['mikroOrmExecutor', 'mikroOrmStore', 'mikroOrmTransactionOf'],
   'surety/nestjs': [
     'SURETY_CONSUMERS',
     'SURETY_HANDLER_METADATA',
