@@ -18,6 +18,7 @@ import { blockedOnLock, sessionId } from '../support/lock-waits.js';
 import { newRow } from '../support/rows.js';
 import { waitFor } from '../support/wait.js';
 import { placeholder, type Dialect } from './orm-fixture.js';
+import packageJson from '../../package.json' with { type: 'json' };
 
 export interface OrmFixture extends TransactionFixture {
   readonly dialect: Dialect;
@@ -154,9 +155,18 @@ export function runOrmCases(name: string, makeFixture: () => Promise<OrmFixture>
       expect(await count(id)).toBe(1);
     });
 
-    it('refuses to name the ORM transaction of an executor that has none', () => {
+    it('refuses to name the ORM transaction of an executor that has none, naming the entry point to use', () => {
       const foreign: SqlExecutor = { query: async () => ({ rows: [], rowCount: 0 }) };
       expect(() => f.trxOf(foreign)).toThrow(expect.objectContaining({ code: 'SURETY_INVALID_INPUT' }));
+      const message = (() => {
+        try {
+          f.trxOf(foreign);
+        } catch (err) {
+          return (err as Error).message;
+        }
+      })();
+      const entryPoint = /\bsurety\/([\w-]+)/.exec(message ?? '')?.[1];
+      expect(Object.keys(packageJson.exports)).toContain(`./${entryPoint}`);
     });
 
     describe('consumer', () => {

@@ -105,5 +105,5 @@ function knexResult(dialect: string, res: unknown): SqlResult {
  * });
  */
 export function mikroOrmTransactionOf<EM extends EntityManager = EntityManager>(tx: SqlExecutor): EM {
-  return transactionOf<EM>('MikroORM', tx);
+  return transactionOf<EM>('MikroORM', tx, 'surety/mikro-orm');
 }

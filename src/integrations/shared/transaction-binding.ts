@@ -26,13 +26,14 @@ export function withTransaction<T>(trx: object, work: () => Promise<T>): Promise
 /**
  * The ORM transaction behind `tx`: the one it was made for, else that of the adapter's transaction
  * running now. Throws when there is none, rather than letting a handler write outside its transaction.
+ * `entryPoint` names the adapter's import in that error (by default the ORM's name in lower case).
  */
-export function transactionOf<T>(orm: string, tx: SqlExecutor): T {
+export function transactionOf<T>(orm: string, tx: SqlExecutor, entryPoint = `surety/${orm.toLowerCase()}`): T {
   const trx = bound.get(tx) ?? current.getStore();
   if (trx === undefined) {
     throw new SuretyError(
       'SURETY_INVALID_INPUT',
-      `${orm}: this executor does not belong to a ${orm} transaction; run the work through the ${orm} store or transaction helper of surety/${orm.toLowerCase()}`,
+      `${orm}: this executor does not belong to a ${orm} transaction; run the work through the ${orm} store or transaction helper of ${entryPoint}`,
     );
   }
   return trx as T;
