@@ -24,4 +24,9 @@ export interface SqlExecutor {
 export interface QueryHints {
   /** A stable name for this statement text: drivers that can prepare it once per connection do so. */
   readonly name?: string;
+  /**
+   * Only the count of rows this statement returns or changes is read, never its columns (which may
+   * be of a type a driver cannot read, as a NOTIFY's void): an executor may run it for its count.
+   */
+  readonly countOnly?: boolean;
 }

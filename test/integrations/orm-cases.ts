@@ -146,13 +146,17 @@ export function runOrmCases(name: string, makeFixture: () => Promise<OrmFixture>
       let heard = 0;
       outbox.onCommitted(() => heard++);
       const id = randomUUID();
-      const { messageId } = await outbox.transaction(async (tx) => {
+      const added = await outbox.transaction(async (tx) => {
         await insert(f.trxOf(tx), id);
         return outbox.add(tx, { type: 'order.created', key: id, payload: {} });
       });
+      expect(added.duplicate).toBe(false);
       expect(heard).toBe(1);
-      expect(await f.store.outbox.get(messageId)).toBeDefined();
+      expect(await f.store.outbox.get(added.messageId)).toBeDefined();
       expect(await count(id)).toBe(1);
+      // The same (type, key) again: the row that holds it, reported as a duplicate.
+      const again = await outbox.transaction((tx) => outbox.add(tx, { type: 'order.created', key: id, payload: {} }));
+      expect(again).toMatchObject({ duplicate: true, messageId: added.messageId });
     });
 
     it('refuses to name the ORM transaction of an executor that has none, naming the entry point to use', () => {

@@ -8,15 +8,13 @@ export interface PrismaTransactionLike {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): PromiseLike<T>;
 }
 
-/** Statements that answer with rows: through `$queryRawUnsafe`; the rest through `$executeRawUnsafe`, for its count. */
-const RETURNS_ROWS = /^\s*(?:select|with|values|show|explain)\b|\breturning\b/i;
-
 /**
- * Surety's statements that select only a void function (a NOTIFY, an advisory lock): Prisma cannot
- * read a void column, and Surety reads only their count, which `$executeRawUnsafe` gives (PostgreSQL
- * counts a SELECT's rows).
+ * Statements that answer with rows: through `$queryRawUnsafe`; the rest, and those read for their
+ * count only (the `countOnly` hint: Prisma cannot read a void column such as a NOTIFY's, and
+ * `$queryRawUnsafe` gives no count for a WITH ... INSERT), through `$executeRawUnsafe`, whose count
+ * PostgreSQL also gives for a SELECT.
  */
-const SELECTS_VOID = /\bselect\s+pg_(?:notify|advisory_xact_lock)\s*\(/i;
+const RETURNS_ROWS = /^\s*(?:select|with|values|show|explain)\b|\breturning\b/i;
 
 interface RawQueryFailure {
   meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; originalMessage?: unknown } } };
@@ -38,9 +36,9 @@ function driverError(err: unknown): unknown {
 
 /** The one executor of a Prisma interactive transaction. */
 export function executorForPrisma(trx: PrismaTransactionLike): OrmExecutor {
-  return executorFor(trx, async (sql, values): Promise<SqlResult> => {
+  return executorFor(trx, async (sql, values, hints): Promise<SqlResult> => {
     try {
-      if (RETURNS_ROWS.test(sql) && !SELECTS_VOID.test(sql))
+      if (!hints?.countOnly && RETURNS_ROWS.test(sql))
         return sqlResult(await trx.$queryRawUnsafe<unknown[]>(sql, ...values));
       return sqlResult([], await trx.$executeRawUnsafe(sql, ...values));
     } catch (err) {

@@ -6,7 +6,7 @@ import { AsyncMutex } from '../../stores/sql/async-mutex.js';
 import { bindTransaction } from './transaction-binding.js';
 
 /** Runs one statement through the ORM, in its transaction. */
-export type RunStatement = (sql: string, values: readonly unknown[]) => Promise<SqlResult>;
+export type RunStatement = (sql: string, values: readonly unknown[], hints?: QueryHints) => Promise<SqlResult>;
 
 /** An executor over an ORM transaction, and a way to wait until every statement issued on it has been answered. */
 export interface OrmExecutor extends SqlExecutor {
@@ -36,12 +36,12 @@ export function ormExecutor(run: RunStatement): OrmExecutor {
     query<R = Record<string, unknown>>(
       sql: string,
       values: readonly unknown[] = [],
-      _hints?: QueryHints,
+      hints?: QueryHints,
     ): Promise<SqlResult<R>> {
       return queue.run(async () => {
         refuseAfterRollback('this statement was not run');
         try {
-          return (await run(sql, values)) as SqlResult<R>;
+          return (await run(sql, values, hints)) as SqlResult<R>;
         } catch (err) {
           if (isDeadlock(err)) rolledBack ??= err;
           throw abortedOr(err);

@@ -216,7 +216,8 @@ export function outboxStatements(t: TableNames, channel: string): OutboxStatemen
       const values = insertValues(row, keySeq);
       if (notify) values.push(channel);
       const text = notify ? loud : quiet;
-      return { text, values, name: statementName(text) };
+      // Read for its row count only: the loud one selects pg_notify's void, which some executors cannot read.
+      return { text, values, name: statementName(text), countOnly: true };
     },
     selectMessageId: (type, key) => one(selectMessageIdByTypeKey(t), type, key),
     nextKeySeq: { statement: (key) => one(nextKeySeq(t), key) },

@@ -155,7 +155,7 @@ function postgresStore(
 async function migrate(pool: PgPoolLike, tables: TableNames, schema: string, prefix: string): Promise<void> {
   try {
     await pgTransaction(pool, async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [tables.migrations]);
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [tables.migrations], { countOnly: true });
       if (schema) await tx.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
       await applyMigrations(tx, tables.migrations, postgresMigrations(tables, prefix), (n) => `$${n}`, Date.now());
     });

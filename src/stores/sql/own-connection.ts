@@ -1,4 +1,4 @@
-import type { SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
+import type { QueryHints, SqlExecutor, SqlResult } from '../../ports/sql-executor.js';
 import type { Statement } from './sql-dialect.js';
 
 /** How the shared concern objects reach a store's own connection; errors arrive as StoreError. */
@@ -31,11 +31,10 @@ export async function rangeRows<Q, S>(
 }
 
 /** A statement the consumer runs per message: `name` lets an executor prepare it once per connection. */
-export interface HotStatement extends Statement {
-  readonly name?: string;
-}
+export interface HotStatement extends Statement, QueryHints {}
 
-/** Runs `s` in `tx`, passing its name as a hint. */
+/** Runs `s` in `tx`, passing its name and countOnly as hints. */
 export function runIn<R = Record<string, unknown>>(tx: SqlExecutor, s: HotStatement): Promise<SqlResult<R>> {
-  return tx.query<R>(s.text, s.values, s.name === undefined ? undefined : { name: s.name });
+  const { name, countOnly } = s;
+  return tx.query<R>(s.text, s.values, name === undefined && !countOnly ? undefined : { name, countOnly });
 }
