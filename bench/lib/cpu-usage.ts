@@ -180,7 +180,5 @@ export function perMessage(ms: CpuMs, messages: number, broker: BrokerKind = 'ra
     total: us(ms.contender + ms.postgres + ms[broker]),
     other: us(ms.other),
     parent: us(ms.parent),
-    /** Sleeps (so wake-ups) per message of the same processes as `total`. */
-    sleeps: (ms.sleeps.contender + ms.sleeps.postgres + ms.sleeps[broker]) / messages,
   };
 }
