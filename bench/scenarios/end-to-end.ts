@@ -1,7 +1,9 @@
 /**
  * End to end: commit to consumer handler at a steady rate, each part in its own process. Surety:
  * producer (outbox.transaction), relay (defaults, woken by NOTIFY), consumer (defaults, one-INSERT
- * handler). pg-boss: producer (send) and worker on its NOTIFY path, same rate.
+ * handler). pg-boss: producer (send) and worker on its NOTIFY path, same rate. The RabbitMQ hop alone:
+ * an amqplib publisher (confirm channel, its time taken as each publish is handed over) to the same
+ * quorum queue and a bare amqplib consumer, same rate: the floor the broker hop sets on Surety's path.
  */
 import { AMQP_URL, PG_URL, settings } from '../lib/config.js';
 import { measure, startContender, type Contender } from '../lib/contender-process.js';
@@ -12,7 +14,11 @@ import { figure, target, type ScenarioResult } from '../lib/results.js';
 import { percentile } from '../lib/stats.js';
 
 type Times = [id: string, at: number][];
-const CONTENDERS = ['Surety: producer, relay, consumer', 'pg-boss 12, NOTIFY worker'] as const;
+const CONTENDERS = [
+  'Surety: producer, relay, consumer',
+  'pg-boss 12, NOTIFY worker',
+  'RabbitMQ hop alone: amqplib publisher, quorum queue, amqplib consumer',
+] as const;
 
 interface Run {
   /** Commits per second the producer reached: below the set rate when a commit takes longer than its gap. */
@@ -98,6 +104,12 @@ export async function endToEnd(): Promise<ScenarioResult> {
             const producer = await start('surety-producer', { ...pg, outbox: true });
             await relay.go();
             m = await paced(started, producer, consumer, messages);
+          } else if (name === CONTENDERS[2]) {
+            await broker.purge();
+            const consumer = await start('bare-consumer', { amqpUrl: AMQP_URL, queue: broker.queue, record: true });
+            const runTag = `${tag}-r${rep}`;
+            const publisher = await start('paced-publisher', { amqpUrl: AMQP_URL, exchange: broker.exchange, runTag });
+            m = await paced(started, publisher, consumer, messages);
           } else {
             const boss = { pgUrl: PG_URL, schema: bossSchema, queue: 'bench' };
             const worker = await start('pgboss-worker', boss);
@@ -185,7 +197,11 @@ export async function endToEnd(): Promise<ScenarioResult> {
     ],
     notes: [
       "Surety's consumer handler inserts one row in the consumer's transaction; pg-boss's handler only records the time.",
-      "RabbitMQ's CPU is counted for both: pg-boss does not use it, so its figure there is the idle broker's.",
+      "RabbitMQ's and PostgreSQL's CPU are counted for every contender: pg-boss does not use RabbitMQ, nor the " +
+        "hop alone PostgreSQL, so their figures there are the idle server's.",
+      'The hop-alone row is the floor a broker hop sets at this rate (publish handed to amqplib, to first ' +
+        "receipt); Surety's path adds PostgreSQL's commit notification, the relay's claim and the consumer's " +
+        'transaction.',
       'Sleeps are voluntary context switches of every thread: each is a wake-up later (see bench/probes/wake-cost.ts).',
     ],
   };
