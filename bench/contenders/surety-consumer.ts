@@ -28,9 +28,11 @@ serveContender<Args>(async ({ pgUrl, schema, amqpUrl, exchange, group, handlerCo
   let settled = 0;
   let target = Infinity;
   let reached: (() => void) | undefined;
+  const arrivedAt = new Map<string, number>();
   const counting: Subscriber = {
     subscribe: (options, handler) =>
       transport.subscribe(options, async (delivery) => {
+        if (record && !arrivedAt.has(delivery.message.id)) arrivedAt.set(delivery.message.id, now());
         await handler(delivery);
         if (++settled >= target) reached?.();
       }),
@@ -54,7 +56,7 @@ serveContender<Args>(async ({ pgUrl, schema, amqpUrl, exchange, group, handlerCo
       const done = new Promise<void>((r) => (reached = r));
       await consumer.start();
       await done;
-      return record ? { handledAt: [...handledAt] } : { settled };
+      return record ? { handledAt: [...handledAt], arrivedAt: [...arrivedAt] } : { settled };
     },
     finish: () => reached?.(),
     async close() {
