@@ -153,7 +153,6 @@ export async function endToEnd(): Promise<ScenarioResult> {
               ...amqp,
               group: broker.queue,
               record: true,
-              ...(process.env.E2E_PAR ? { parallelism: Number(process.env.E2E_PAR) } : {}),
             });
             const relay = await start('surety-relay', { ...pg, ...amqp, record: true });
             const producer = await start('surety-producer', { ...pg, outbox: true });
