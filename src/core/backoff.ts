@@ -1,4 +1,5 @@
-import { InvalidOptionError } from './errors.js';
+import { z } from 'zod';
+import { parseOptions } from './options.js';
 
 /**
  * Capped exponential backoff with jitter. Either an explicit `schedule` of delays (the last one
@@ -18,19 +19,32 @@ export interface Backoff {
   delayMs(attempt: number, random?: () => number): number;
 }
 
+const DEFAULTS = { initialMs: 1_000, factor: 2, maxMs: 300_000, jitter: 0.2 } as const;
+
+/** The options of a backoff, as every option schema that takes one embeds it. */
+export const backoffSchema = z
+  .object(
+    {
+      initialMs: z.number().gt(0, 'must be > 0').optional(),
+      factor: z.number().min(1, 'must be >= 1').optional(),
+      maxMs: z.number().gt(0, 'must be > 0').optional(),
+      jitter: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').optional(),
+      schedule: z
+        .array(z.number().finite().min(0, 'must be a finite delay >= 0 ms'))
+        .min(1, 'must be a non-empty list of finite delays >= 0 ms')
+        .optional(),
+    },
+    { error: 'must be an object' },
+  )
+  .refine((o) => (o.maxMs ?? DEFAULTS.maxMs) >= (o.initialMs ?? DEFAULTS.initialMs), {
+    message: 'must be >= initialMs',
+    path: ['maxMs'],
+  });
+
 export function createBackoff(options: BackoffOptions = {}, optionName = 'backoff'): Backoff {
-  const initialMs = options.initialMs ?? 1_000;
-  const factor = options.factor ?? 2;
-  const maxMs = options.maxMs ?? 300_000;
-  const jitter = options.jitter ?? 0.2;
-  const schedule = options.schedule ? [...options.schedule] : undefined;
-  if (!(initialMs > 0)) throw new InvalidOptionError(`${optionName}.initialMs`, 'must be > 0');
-  if (!(factor >= 1)) throw new InvalidOptionError(`${optionName}.factor`, 'must be >= 1');
-  if (!(maxMs >= initialMs)) throw new InvalidOptionError(`${optionName}.maxMs`, 'must be >= initialMs');
-  if (!(jitter >= 0 && jitter <= 1)) throw new InvalidOptionError(`${optionName}.jitter`, 'must be between 0 and 1');
-  if (schedule && (schedule.length === 0 || schedule.some((d) => !(d >= 0) || !Number.isFinite(d)))) {
-    throw new InvalidOptionError(`${optionName}.schedule`, 'must be a non-empty list of finite delays >= 0 ms');
-  }
+  const o = parseOptions(backoffSchema, options, optionName);
+  const { initialMs, factor, maxMs, jitter } = { ...DEFAULTS, ...definedOnly(o) };
+  const schedule = o.schedule ? [...o.schedule] : undefined;
   return Object.freeze({
     delayMs(attempt: number, random: () => number = Math.random): number {
       const n = Math.max(1, Math.floor(attempt));
@@ -41,4 +55,9 @@ export function createBackoff(options: BackoffOptions = {}, optionName = 'backof
       return Math.max(0, Math.round(base + spread));
     },
   });
+}
+
+/** `{ maxMs: undefined }` must not override a default. */
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

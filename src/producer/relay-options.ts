@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { createBackoff, type Backoff } from '../core/backoff.js';
+import { backoffSchema, createBackoff, type Backoff } from '../core/backoff.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { parseOptions } from '../core/options.js';
 import type { OutboxRow, OutboxRelayStore } from '../ports/outbox-store.js';
@@ -29,15 +29,7 @@ const schema = z.object({
   lockedClaims: z.boolean().default(true),
   /** With locked claims: batches (so pool connections) in flight at once, besides the one claiming. */
   maxLockedBatches: ms(1, 64).default(4),
-  backoff: z
-    .object({
-      initialMs: z.number().positive().optional(),
-      factor: z.number().min(1).optional(),
-      maxMs: z.number().positive().optional(),
-      jitter: z.number().min(0).max(1).optional(),
-      schedule: z.array(z.number().min(0)).min(1).optional(),
-    })
-    .default({}),
+  backoff: backoffSchema.default({}),
   retention: z
     .union([
       z.literal(false),

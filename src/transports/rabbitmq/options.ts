@@ -1,14 +1,7 @@
 import { z } from 'zod';
-import { createBackoff, type Backoff, type BackoffOptions } from '../../core/backoff.js';
+import { backoffSchema, createBackoff, type Backoff, type BackoffOptions } from '../../core/backoff.js';
 import type { Logger } from '../../core/logger.js';
-import {
-  booleanOption,
-  functionOption,
-  integerIn,
-  nonEmptyString,
-  oneOf,
-  recordOption,
-} from '../../core/option-schemas.js';
+import { booleanOption, functionOption, integerIn, nonEmptyString, oneOf } from '../../core/option-schemas.js';
 import { loggerOption, parseOptions } from '../../core/options.js';
 import type { NodeOrder } from './node-rotation.js';
 import { nodeUrlsSchema } from './node-urls.js';
@@ -104,7 +97,7 @@ const schema = z.object(
     startTimeoutMs: integerIn(0, MAX_TIMEOUT_MS).default(30_000),
     prefetch: integerIn(1, MAX_PREFETCH).default(100),
     queueForGroup: functionOption<(group: string, topic: string) => string>().optional(),
-    reconnect: recordOption().optional(),
+    reconnect: backoffSchema.optional(),
     logger: loggerOption('surety-rabbitmq'),
   },
   { error: 'must be an object with at least "url"' },
@@ -131,6 +124,6 @@ export function resolveOptions(input: RabbitMqTransportOptions): ResolvedRabbitM
     route: route ?? ((topic: string) => ({ exchange, routingKey: topic })),
     topology: Object.freeze(withDefault),
     queueForGroup: queueForGroup ?? ((group: string) => group),
-    reconnect: createBackoff({ ...DEFAULT_RECONNECT, ...(reconnect as BackoffOptions | undefined) }, 'reconnect'),
+    reconnect: createBackoff({ ...DEFAULT_RECONNECT, ...reconnect }, 'reconnect'),
   });
 }

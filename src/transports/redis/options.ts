@@ -1,16 +1,9 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { createBackoff, type Backoff, type BackoffOptions } from '../../core/backoff.js';
+import { backoffSchema, createBackoff, type Backoff, type BackoffOptions } from '../../core/backoff.js';
 import type { Logger } from '../../core/logger.js';
-import {
-  functionOption,
-  integerIn,
-  nonEmptyString,
-  oneOf,
-  recordOption,
-  stringOption,
-} from '../../core/option-schemas.js';
+import { functionOption, integerIn, nonEmptyString, oneOf, stringOption } from '../../core/option-schemas.js';
 import { loggerOption, parseOptions } from '../../core/options.js';
 
 export interface RedisStreamsTransportOptions {
@@ -125,7 +118,7 @@ const schema = z
       maxDeliveries: integerIn(1).nullable().default(20),
       closeTimeoutMs: integerIn(0, MAX_TIMEOUT_MS).default(5_000),
       startTimeoutMs: integerIn(0, MAX_TIMEOUT_MS).default(30_000),
-      reconnect: recordOption().optional(),
+      reconnect: backoffSchema.optional(),
       logger: loggerOption('surety-redis'),
     },
     { error: 'must be an object with at least "url"' },
@@ -154,6 +147,6 @@ export function resolveOptions(input: RedisStreamsTransportOptions): ResolvedRed
     trim,
     consumerName: consumerName ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     claimIntervalMs: claimIntervalMs ?? Math.max(10, Math.min(10_000, Math.floor(rest.claimIdleMs / 2))),
-    reconnect: createBackoff({ ...DEFAULT_RECONNECT, ...(reconnect as BackoffOptions | undefined) }, 'reconnect'),
+    reconnect: createBackoff({ ...DEFAULT_RECONNECT, ...reconnect }, 'reconnect'),
   });
 }
