@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMigrations } from '../../src/stores/sql/apply-migrations.js';
 import { postgresMigrations } from '../../src/stores/postgres/migrations.js';
-import { createPostgresOutboxStore, type PostgresOutboxStore } from '../../src/stores/postgres/index.js';
+import { createPostgresStore, type PostgresStore } from '../../src/stores/postgres/index.js';
 import { testEnv, uniqueName } from '../support/env.js';
 
 // Migration 8 moves the relay's queue out of the outbox table: a populated table of the schema
@@ -10,14 +10,14 @@ import { testEnv, uniqueName } from '../support/env.js';
 describe('PostgreSQL migration 8 (pending queue) on a populated outbox', () => {
   const schema = uniqueName('pg_mig8');
   const pool = new pg.Pool({ connectionString: testEnv.postgresUrl, max: 4 });
-  let store: PostgresOutboxStore;
+  let store: PostgresStore;
   const id = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
   // 1-40 sent (sent_at 60_000 + i), 41-50 dead, 51-70 pending (61-70 under a lease), 71-80 pending and ordered.
   const statusOf = (i: number) => (i <= 40 ? 'sent' : i <= 50 ? 'dead' : 'pending');
 
   beforeAll(async () => {
     pool.on('error', () => undefined);
-    store = await createPostgresOutboxStore({ pool, schema });
+    store = await createPostgresStore({ pool, schema });
     const t = store.tables;
     const client = await pool.connect();
     try {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SuretyError } from '../../core/errors.js';
+import { InvalidOptionError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
 import type { Store } from '../../ports/store.js';
@@ -53,7 +53,7 @@ export interface MysqlStore extends Store {
 export async function createMysqlStore(options: MysqlStoreOptions): Promise<MysqlStore> {
   const o = parseOptions(optionsSchema, options, 'mysql');
   if (!o.pool === !o.uri) {
-    throw new SuretyError('SURETY_INVALID_OPTION', 'invalid option "mysql": give exactly one of "pool" or "uri"');
+    throw new InvalidOptionError('mysql', 'give exactly one of "pool" or "uri"');
   }
   checkIdentifier('mysql.tablePrefix', o.tablePrefix);
   // A callback-style pool also has getConnection (taking a callback); its promise() wrapper is what Surety needs.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SuretyError } from '../../core/errors.js';
+import { InvalidOptionError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
 import type { ClaimRequest, OutboxStore } from '../../ports/outbox-store.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
@@ -77,10 +77,7 @@ export interface PostgresStore extends Store {
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresStore> {
   const o = parseOptions(optionsSchema, options, 'postgres');
   if (!o.pool && !o.connectionString) {
-    throw new SuretyError(
-      'SURETY_INVALID_OPTION',
-      'invalid option "postgres": give either "pool" or "connectionString"',
-    );
+    throw new InvalidOptionError('postgres', 'give either "pool" or "connectionString"');
   }
   checkIdentifier('postgres.schema', o.schema, true);
   checkIdentifier('postgres.tablePrefix', o.tablePrefix);

@@ -424,6 +424,18 @@ export function insertDeadLetterEvents(d: SqlDialect, t: TableNames, events: rea
   detail, actor) VALUES ${rows}`);
 }
 
+/**
+ * Makes the rows pending and due at `now`, attempts 0, claim and sent time cleared: for dialects
+ * whose relay reads the outbox table itself (the claim's lease is next_attempt_at, so setting it to
+ * now makes the row due at once). PostgreSQL, with its queue table, has its own.
+ */
+export function resendOutbox(d: SqlDialect, t: TableNames, seqs: readonly number[], now: number): Statement {
+  const b = new Binder(d);
+  return b.statement(`UPDATE ${t.outbox} SET status = 'pending', attempts = 0, next_attempt_at = ${b.bind(now)},
+  claimed_by = NULL, sent_at = NULL
+WHERE seq IN (${b.list(seqs)})`);
+}
+
 /** Locks outbox rows by seq or by message id, in seq order. */
 export function lockOutboxRows(
   d: SqlDialect,

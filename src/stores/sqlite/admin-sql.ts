@@ -1,6 +1,7 @@
 import type { RelayHeartbeat } from '../../ports/admin-store.js';
+import { resendOutbox as sharedResendOutbox } from '../sql/admin-sql.js';
 import type { TableNames } from '../sql/naming.js';
-import { Binder, type SqlDialect, type Statement } from '../sql/sql-dialect.js';
+import type { SqlDialect, Statement } from '../sql/sql-dialect.js';
 import { UNICODE_LOWER } from './unicode-lower.js';
 
 /** SQLite's admin statements that differ from the shared ones (shared/admin-sql.ts), and its descriptor. */
@@ -49,10 +50,6 @@ GROUP BY 1, 2, 3 ORDER BY n DESC, oldest, 1, 2 LIMIT ?`,
   values: [limit],
 });
 
-/** The claim's lease is next_attempt_at itself: setting it to now makes the row due at once. */
-export function resendOutbox(t: TableNames, seqs: readonly number[], now: number): Statement {
-  const b = new Binder(adminDialect);
-  return b.statement(`UPDATE ${t.outbox} SET status = 'pending', attempts = 0, next_attempt_at = ${b.bind(now)},
-  claimed_by = NULL, sent_at = NULL
-WHERE seq IN (${b.list(seqs)})`);
-}
+/** The shared statement (sql/admin-sql.ts): the relay reads the outbox table itself. */
+export const resendOutbox = (t: TableNames, seqs: readonly number[], now: number): Statement =>
+  sharedResendOutbox(adminDialect, t, seqs, now);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import { NotMigratedError, StoreError, SuretyError } from '../../core/errors.js';
+import { InvalidOptionError, NotMigratedError, StoreError, SuretyError } from '../../core/errors.js';
 import { parseOptions } from '../../core/options.js';
 import type { SqlExecutor } from '../../ports/sql-executor.js';
 import type { Store } from '../../ports/store.js';
@@ -65,7 +65,7 @@ export interface SqliteStore extends Store {
 export async function createSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
   const o = parseOptions(optionsSchema, options, 'sqlite');
   if (!o.path === !o.database) {
-    throw new SuretyError('SURETY_INVALID_OPTION', 'invalid option "sqlite": give exactly one of "path" or "database"');
+    throw new InvalidOptionError('sqlite', 'give exactly one of "path" or "database"');
   }
   checkIdentifier('sqlite.tablePrefix', o.tablePrefix);
   if (o.database) return sqliteStore(o.database, false, o.tablePrefix);
