@@ -3,7 +3,7 @@ import { resendOutbox as sharedResendOutbox } from '../sql/admin-sql.js';
 import type { TableNames } from '../sql/naming.js';
 import type { SqlDialect, Statement } from '../sql/sql-dialect.js';
 
-/** MySQL/MariaDB admin statements that differ from the shared ones (shared/admin-sql.ts), and the descriptor. */
+/** MySQL/MariaDB admin statements that differ from the shared ones (sql/admin-sql.ts), and the descriptor. */
 
 export const adminDialect: SqlDialect = Object.freeze({
   name: 'mysql',

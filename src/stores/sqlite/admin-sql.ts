@@ -4,7 +4,7 @@ import type { TableNames } from '../sql/naming.js';
 import type { SqlDialect, Statement } from '../sql/sql-dialect.js';
 import { UNICODE_LOWER } from './unicode-lower.js';
 
-/** SQLite's admin statements that differ from the shared ones (shared/admin-sql.ts), and its descriptor. */
+/** SQLite's admin statements that differ from the shared ones (sql/admin-sql.ts), and its descriptor. */
 
 export const adminDialect: SqlDialect = Object.freeze({
   name: 'sqlite',
