@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createBackoff } from '../../src/core/backoff.js';
-import { InvalidOptionError } from '../../src/index.js';
 import { resolveRelayOptions } from '../../src/producer/relay-options.js';
-
-const optionError = (f: () => unknown): InvalidOptionError => {
-  try {
-    f();
-  } catch (err) {
-    if (err instanceof InvalidOptionError) return err;
-    throw err;
-  }
-  throw new Error('expected an InvalidOptionError');
-};
+import { optionError } from '../support/option-error.js';
 
 describe('createBackoff', () => {
   it('doubles from initialMs up to maxMs, without jitter', () => {
