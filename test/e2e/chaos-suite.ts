@@ -103,10 +103,20 @@ export function runChaosEndToEnd(broker: BrokerUnderTest): void {
             `SELECT count(*)::int AS total, count(DISTINCT n)::int AS distinct FROM "${f.schema}".effects`,
           )
         ).rows[0]!;
-      // All but the flaky ones arrive; then the fix goes out and the replay job brings those back.
+      // Flaky messages (keys item-n, n a multiple of 50) with a dead letter.
+      const deadLettered = async () =>
+        (
+          await f.pool.query<{ n: number }>(
+            `SELECT count(DISTINCT msg_key)::int AS n FROM "${f.schema}".surety_dead_letters
+             WHERE split_part(msg_key, '-', 2)::int % 50 = 0`,
+          )
+        ).rows[0]!.n;
+      // All but the flaky ones arrive, and each flaky one has failed into a dead letter (one whose delivery a
+      // kill left unacked may come back only after the broker's ack wait); then the fix goes out and the
+      // replay job brings them back.
       await waitFor(
-        'every steady message handled',
-        async () => (await effects()).distinct >= MESSAGES - MESSAGES / 50,
+        'every steady message handled, every flaky one dead-lettered',
+        async () => (await effects()).distinct >= MESSAGES - MESSAGES / 50 && (await deadLettered()) >= MESSAGES / 50,
         120_000,
         200,
       );
