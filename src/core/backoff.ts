@@ -43,7 +43,10 @@ export const backoffSchema = z
 
 export function createBackoff(options: BackoffOptions = {}, optionName = 'backoff'): Backoff {
   const o = parseOptions(backoffSchema, options, optionName);
-  const { initialMs, factor, maxMs, jitter } = { ...DEFAULTS, ...definedOnly(o) };
+  const initialMs = o.initialMs ?? DEFAULTS.initialMs;
+  const factor = o.factor ?? DEFAULTS.factor;
+  const maxMs = o.maxMs ?? DEFAULTS.maxMs;
+  const jitter = o.jitter ?? DEFAULTS.jitter;
   const schedule = o.schedule ? [...o.schedule] : undefined;
   return Object.freeze({
     delayMs(attempt: number, random: () => number = Math.random): number {
@@ -55,9 +58,4 @@ export function createBackoff(options: BackoffOptions = {}, optionName = 'backof
       return Math.max(0, Math.round(base + spread));
     },
   });
-}
-
-/** `{ maxMs: undefined }` must not override a default. */
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
