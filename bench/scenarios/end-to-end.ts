@@ -56,53 +56,38 @@ const SPLIT_PARTS = {
   toHandler: "then → the handler's first call (the consumer's batch and transaction start)",
 } as const;
 
+/**
+ * Milliseconds from `from` to `to` for each committed message, sorted. A message missing at either end
+ * counts as infinitely late: percentiles past the share that arrived read n/a.
+ */
+function gaps(committed: Times, from: ReadonlyMap<string, number>, to: ReadonlyMap<string, number>): number[] {
+  return committed
+    .map(([id]) => (from.has(id) && to.has(id) ? to.get(id)! - from.get(id)! : Infinity))
+    .sort((a, b) => a - b);
+}
+
+function percentiles(ms: readonly number[]): Percentiles {
+  return { p50: percentile(ms, 50), p95: percentile(ms, 95), p99: percentile(ms, 99), max: ms.at(-1)! };
+}
+
 function split(committed: Times, published: Times, arrived: Times, handled: Times): Split {
-  const pub = new Map(published);
-  const arr = new Map(arrived);
-  const hand = new Map(handled);
-  const part = (
-    from: (id: string, t: number) => number | undefined,
-    to: (id: string, t: number) => number | undefined,
-  ) => {
-    const ms = committed
-      .map(([id, t]) => {
-        const a = from(id, t);
-        const b = to(id, t);
-        return a === undefined || b === undefined ? Infinity : b - a;
-      })
-      .sort((x, y) => x - y);
-    return { p50: percentile(ms, 50), p95: percentile(ms, 95), p99: percentile(ms, 99), max: ms.at(-1)! };
-  };
+  const [commit, pub, arr, hand] = [committed, published, arrived, handled].map((times) => new Map(times));
   return {
-    toPublish: part(
-      (_id, t) => t,
-      (id) => pub.get(id),
-    ),
-    toArrival: part(
-      (id) => pub.get(id),
-      (id) => arr.get(id),
-    ),
-    toHandler: part(
-      (id) => arr.get(id),
-      (id) => hand.get(id),
-    ),
+    toPublish: percentiles(gaps(committed, commit!, pub!)),
+    toArrival: percentiles(gaps(committed, pub!, arr!)),
+    toHandler: percentiles(gaps(committed, arr!, hand!)),
   };
 }
 
 function latencies(committed: Times, handled: Times) {
-  const at = new Map(handled);
-  // A message never handled counts as infinitely late: percentiles past the handled share read n/a.
-  const ms = committed.map(([id, t]) => (at.has(id) ? at.get(id)! - t : Infinity)).sort((a, b) => a - b);
+  const ms = gaps(committed, new Map(committed), new Map(handled));
   // From the first commit to the last, at the rate's gap before the first.
   const span = committed.at(-1)![1] - committed[0]![1] + 1000 / settings.latencyRate;
   return {
     rate: (committed.length / span) * 1000,
     late: ms.filter((v) => v > 1000).length,
     unhandled: ms.filter((v) => v === Infinity).length,
-    p50: percentile(ms, 50),
-    p95: percentile(ms, 95),
-    p99: percentile(ms, 99),
-    max: ms.at(-1)!,
+    ...percentiles(ms),
   };
 }
 
